@@ -234,9 +234,9 @@ fn module(model: &Model, mi: usize) -> TokenStream {
         uses_schema: false,
         uses_empty_string: false,
     };
-    // The file reads as declarations: the types first, then what the roots and the types of
-    // standard attributes implement, then the codec (decoders and encoders).
-    let (mut items, mut traits, mut codec) = (Vec::new(), Vec::new(), Vec::new());
+    // The file reads as declarations: the types first (their codecs derived), then what the
+    // roots and the types of standard attributes implement.
+    let (mut items, mut traits) = (Vec::new(), Vec::new());
     for &id in &m.types {
         let t = model.ty(id);
         if !t.has_rust_item() {
@@ -249,15 +249,12 @@ fn module(model: &Model, mi: usize) -> TokenStream {
                 if let Some(root) = &s.root {
                     traits.push(roots::root_impls(&mut ctx, id, s, root));
                 }
-                codec.push(codecs::decode_impl(&mut ctx, id, s));
-                codec.push(codecs::encode_impl(&mut ctx, id, s));
             }
             TypeKind::Enum(e) => items.push(enums::enum_item(&mut ctx, id, e)),
             TypeKind::Alias(_) => {}
         }
     }
     items.extend(traits);
-    items.extend(codec);
     let module_doc = inner_doc(m.doc.as_deref().unwrap_or("Types of one spec file."));
     let mut uses = Vec::new();
     if ctx.uses_rt {

@@ -1,4 +1,5 @@
-//! What message roots implement: `Default` (with the expected version), `Message`, `Request`
+//! What message roots implement (their `Default`, with the expected version, is derived:
+//! [`codecs`](super::codecs)): `Message`, `Request`
 //! and `PosRequest` for requests, `Response` and a `success(..)` constructor for responses with
 //! the OTA envelope.
 
@@ -6,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Ctx, doc, ident};
-use crate::ir::{Content, Field, FieldType, RootInfo, StructDef, TypeId};
+use crate::ir::{Field, FieldType, RootInfo, StructDef, TypeId};
 use crate::passes::naming::screaming;
 
 /// The impls of a message root.
@@ -22,15 +23,6 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         let n = &a.xml_name;
         quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#n);)
     });
-    let inits = s.all_fields().into_iter().map(|f| {
-        let fname = ident(&f.rust_name);
-        if version_attribute.is_some_and(|v| std::ptr::eq(v, f)) {
-            quote!(#fname: <Self as rt::Message>::VERSION.to_string(),)
-        } else {
-            quote!(#fname: Default::default(),)
-        }
-    });
-    let text_init = if matches!(s.content, Content::Text(_)) { quote!(value: String::new(),) } else { quote!() };
     let request = root.path.as_ref().map(|path| {
         let response = root.response_type.map(|rid| ctx.type_ref(rid));
         let response = response.map(|r| quote!(type Response = #r;));
@@ -141,13 +133,6 @@ pub(super) fn root_impls(ctx: &mut Ctx, id: TypeId, s: &StructDef, root: &RootIn
         })
     });
     quote! {
-        /// A new message with `Version` set to the one the service expects and every other field empty.
-        impl Default for #name {
-            fn default() -> Self {
-                Self { #(#inits)* #text_init }
-            }
-        }
-
         impl rt::Message for #name {
             const ROOT: &'static str = #element;
             const VERSION: &'static str = #version;

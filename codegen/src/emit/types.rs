@@ -1,9 +1,10 @@
-//! Structs: one per complex type, with yaserde derives and documented fields.
+//! Structs: one per complex type, with yaserde derives, the codec's derives and attributes
+//! ([`codecs`](super::codecs)), and documented fields.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Ctx, doc, doc_or, field_doc, ident, value_note};
+use super::{Ctx, codecs, doc, doc_or, field_doc, ident, value_note};
 use crate::ir::{Content, Field, FieldType, Particle, StructDef, TypeId};
 use crate::parse::OTA;
 
@@ -25,14 +26,17 @@ pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
     let d = doc_or(t.doc.as_deref(), || format!("The `{}` element.", t.xml_name));
     let ns = namespace_attr(&t.xml_name);
     let mut fields = Vec::new();
-    for a in &s.attributes {
+    let version_attribute = s.root.as_ref().and_then(|r| r.version_attribute);
+    for (i, a) in s.attributes.iter().enumerate() {
         let fname = ident(&a.rust_name);
         let ty = ctx.field_type(a);
         let xml = &a.xml_name;
         let fd = field_doc(ctx.model, a, format!("The `{xml}` attribute."), None);
+        let codec = codecs::field_attribute(ctx.model, a, true, version_attribute == Some(i));
         fields.push(quote! {
             #fd
             #[yaserde(attribute = true, rename = #xml)]
+            #codec
             pub #fname: #ty,
         });
     }
@@ -81,9 +85,11 @@ pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
                     let ty = ctx.field_type(f);
                     let xml = &f.xml_name;
                     let fd = field_doc(ctx.model, f, format!("The `{xml}` element."), note.as_deref());
+                    let codec = codecs::field_attribute(ctx.model, f, false, false);
                     fields.push(quote! {
                         #fd
                         #[yaserde(prefix = "ota", rename = #xml)]
+                        #codec
                         pub #fname: #ty,
                     });
                 }
@@ -91,10 +97,13 @@ pub(super) fn struct_item(ctx: &mut Ctx, id: TypeId, s: &StructDef) -> TokenStre
         }
     }
     let derive_default = if s.root.is_some() { quote!() } else { quote!(Default,) };
+    let codec_derives = codecs::derives(ctx, s);
+    let codec = codecs::type_attribute(ctx, id, s);
     quote! {
         #d
-        #[derive(Debug, Clone, PartialEq, #derive_default yaserde::YaSerialize, yaserde::YaDeserialize)]
+        #[derive(Debug, Clone, PartialEq, #derive_default yaserde::YaSerialize, yaserde::YaDeserialize, #codec_derives)]
         #ns
+        #codec
         pub struct #name {
             #(#fields)*
         }

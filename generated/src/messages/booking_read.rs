@@ -13,64 +13,87 @@ use super::common::{
 use super::hotel_res_modify::{ResGlobalInfo, ResGuests, RoomStays, Services};
 
 /// Read hotel bookings. Either one booking by reference (ReturnListIndicator false with a Type 36 UniqueID, Client or Internal): the response carries the full booking; or a list (ReturnListIndicator true with ReadRequests/HotelReadRequest/SelectionCriteria): the response carries the references and statuses of the bookings whose date of the given DateType falls between Start and End.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_ReadRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_READ_RQ)]
 pub struct OtaReadRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// False (or absent): read one booking by UniqueID and return it in full. True: return a list of references and statuses for ReadRequests.
     #[yaserde(attribute = true, rename = "ReturnListIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub return_list_indicator: Option<bool>,
     /// OpenTravel 2016B: the kind of reservation to read (an OpenTravel code). Taken and ignored: the reference names the booking, hotel or activity.
     #[yaserde(attribute = true, rename = "ReservationType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub reservation_type: Option<String>,
     /// OpenTravel 2016B: the version of the answer the client wants. Taken and ignored: the answer's version is the service's.
     #[yaserde(attribute = true, rename = "ReqRespVersion")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub req_resp_version: Option<String>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -88,33 +111,47 @@ pub struct OtaReadRq {
 }
 
 /// Response to a booking read: Success (optionally with Warnings) and the bookings found, in full for a read by reference or as references and statuses for a list; or Errors alone (e.g. Code 97 booking reference not found, 99 booking not owned by the requester). A list read that matches nothing answers Success without ReservationsList.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_ResRetrieveRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_RES_RETRIEVE_RS)]
 pub struct OtaResRetrieveRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The read was processed.
     ///
@@ -139,13 +176,23 @@ pub struct OtaResRetrieveRs {
 }
 
 /// The read requests: HotelReadRequest for a list read; or, OpenTravel 2016B's form of a read of one booking, one ReadRequest with its UniqueID. The other kinds of OpenTravel 2016B read requests are taken (their content unread) and answered Type 2 (not supported), naming them: this gateway holds hotel and activity bookings only.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReadRequests",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = READ_REQUESTS)]
 pub struct ReadRequests {
     /// OpenTravel 2016B: a read of one booking by its UniqueID (as the UniqueID of OTA_ReadRQ). One per read.
     #[yaserde(prefix = "ota", rename = "ReadRequest")]
@@ -183,16 +230,27 @@ pub struct ReadRequests {
 }
 
 /// OpenTravel 2016B: a read of one booking by its reference.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReadRequest",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = READ_REQUEST)]
 pub struct ReadRequest {
     /// OpenTravel 2016B: true asks for the booking's history of changes, which is not kept: answered Type 2 (not supported). False: the booking as it stands.
     #[yaserde(attribute = true, rename = "HistoryRequestedInd")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub history_requested_ind: Option<bool>,
     /// The booking's reference (Type 36, ID_Context Client or Internal).
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -203,46 +261,67 @@ pub struct ReadRequest {
 }
 
 /// A read of hotel bookings by selection criteria. OpenTravel 2016B's other filters (a city, an airport, a user, a hotel by its codes or names) are taken and answered Type 2 (not supported), naming the first; its Verification is taken and not read.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelReadRequest",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_READ_REQUEST)]
 pub struct HotelReadRequest {
     /// OpenTravel 2016B: only bookings at the hotel. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: Option<String>,
     /// OpenTravel 2016B: only bookings at the chain. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_code: Option<String>,
     /// OpenTravel 2016B: only bookings at the brand. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_code: Option<String>,
     /// OpenTravel 2016B: only bookings at the hotel's city. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_city_code: Option<String>,
     /// OpenTravel 2016B: only bookings at the hotel's name. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_name: Option<String>,
     /// OpenTravel 2016B: only bookings at what HotelCode is a code of. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code_context: Option<String>,
     /// OpenTravel 2016B: only bookings at the chain's name. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_name: Option<String>,
     /// OpenTravel 2016B: only bookings at the brand's name. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_name: Option<String>,
     /// OpenTravel 2016B: only bookings at the area. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// OpenTravel 2016B: only bookings at the hotel's TTI code. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tt_icode: Option<String>,
     /// OpenTravel 2016B: only bookings in that city. Not supported (Type 2).
     #[yaserde(prefix = "ota", rename = "CityName")]
+    #[codec(simple)]
     pub city_name: Option<String>,
     /// OpenTravel 2016B: only bookings near that airport. Not supported (Type 2).
     #[yaserde(prefix = "ota", rename = "Airport")]
@@ -411,40 +490,64 @@ impl rt::ToValue for BookingStatus {
 }
 
 /// Selection criteria of a list read: the bookings whose date of kind DateType falls between Start and End (inclusive), optionally only those with a given status.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReadSelectionCriteria",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = READ_SELECTION_CRITERIA, empty)]
 pub struct ReadSelectionCriteria {
     /// First date (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE)]
     pub start: rt::Date,
     /// Last date (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE)]
     pub end: rt::Date,
     /// Which date Start and End apply to: ArrivalDate, CreateDate, DepartureDate or LastUpdateDate.
     #[yaserde(attribute = true, rename = "DateType")]
+    #[codec(value = READ_DATE_TYPE)]
     pub date_type: ReadDateType,
     /// Only the bookings with this status (e.g. Reserved, Cancelled).
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = BOOKING_STATUS)]
     pub res_status: Option<BookingStatus>,
 }
 
 /// List of the bookings found.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReservationsList",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RESERVATIONS_LIST)]
 pub struct ReservationsList {
     /// One booking, repeated.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -452,29 +555,43 @@ pub struct ReservationsList {
 }
 
 /// One hotel booking as read: its references and status, and (for a read by reference) the full booking in the shape of the modify message. In list mode only the references and the status are given.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_RESERVATION)]
 pub struct HotelReservation {
     /// False for an activity booking, a service-only reservation in OpenTravel's terms: no RoomStays, one Service (ServiceDetails with the session's TimeSpan, the participants' ResGuestRPHs, CancelPenalties and Total; TPA_Extensions/TourActivity with the activity's codes), the participants as ResGuests (RPH = their position, 1-based), and ResGlobalInfo with the cancel penalties, the total and the references (the service as item {Internal}-1). Absent for a hotel booking.
     #[yaserde(attribute = true, rename = "RoomStayReservation")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub room_stay_reservation: Option<bool>,
     /// Status of the booking: Reserved, Cancelled, ...
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = BOOKING_STATUS)]
     pub res_status: BookingStatus,
     /// When the booking was created (local date-time, no zone).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub create_date_time: Option<rt::DateTime>,
     /// When the booking was last changed (local date-time, no zone; the OpenTravel date-time stamp): the booking's version, which a modify request sends back (as HotelResModify@LastModifyDateTime or @LastUpdateDateTime).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub last_modify_date_time: Option<rt::DateTime>,
     /// The booking references: Internal, and Client with an optional CompanyName.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -494,22 +611,35 @@ pub struct HotelReservation {
 }
 
 /// A booking reference of a read booking, with the company that issued it (on Client references).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReservationUniqueID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RESERVATION_UNIQUE_ID)]
 pub struct ReservationUniqueId {
     /// Integer code; 36 booking level.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub r#type: ReservationIdCode,
     /// String, the reference value.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub id: String,
     /// Internal (the gateway's reference) or Client (the partner's reference).
     #[yaserde(attribute = true, rename = "ID_Context")]
+    #[codec(value = ID_CONTEXT)]
     pub id_context: IdContext,
     /// The partner that issued a Client reference: its name as text, with Code (and optional CompanyShortName).
     #[yaserde(prefix = "ota", rename = "CompanyName")]
@@ -517,30 +647,6 @@ pub struct ReservationUniqueId {
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaReadRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaReadRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            return_list_indicator: Default::default(),
-            reservation_type: Default::default(),
-            req_resp_version: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            read_requests: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaReadRq {
     const ROOT: &'static str = "OTA_ReadRQ";
@@ -564,22 +670,6 @@ impl rt::PosRequest for OtaReadRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaResRetrieveRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaResRetrieveRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            reservations_list: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaResRetrieveRs {
     const ROOT: &'static str = "OTA_ResRetrieveRS";
@@ -625,641 +715,5 @@ impl rt::Response for OtaResRetrieveRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaReadRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_READ_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "ReturnListIndicator" => {
-                    out.return_list_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "ReservationType" => {
-                    out.reservation_type = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ReqRespVersion" => {
-                    out.req_resp_version = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "ReadRequests" => {
-                    out.read_requests = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaReadRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ReturnListIndicator", &self.return_list_indicator);
-        w.attr_opt("ReservationType", &self.reservation_type);
-        w.attr_opt("ReqRespVersion", &self.req_resp_version);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.read_requests {
-            rt::Encode::encode(v, w, "ReadRequests");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaResRetrieveRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_RES_RETRIEVE_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "ReservationsList" => {
-                    out.reservations_list = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaResRetrieveRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.reservations_list {
-            rt::Encode::encode(v, w, "ReservationsList");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReadRequests {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::READ_REQUESTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ReadRequest" => {
-                    rt::push(
-                        &mut out.read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "GlobalReservationReadRequest" => {
-                    rt::push(
-                        &mut out.global_reservation_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "AirReadRequest" => {
-                    rt::push(
-                        &mut out.air_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "CruiseReadRequest" => {
-                    rt::push(
-                        &mut out.cruise_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "GolfReadRequest" => {
-                    rt::push(
-                        &mut out.golf_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "PkgReadRequest" => {
-                    rt::push(
-                        &mut out.pkg_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ProfileReadRequest" => {
-                    rt::push(
-                        &mut out.profile_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "RailReadRequest" => {
-                    rt::push(
-                        &mut out.rail_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "VehicleReadRequest" => {
-                    rt::push(
-                        &mut out.vehicle_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "LoyaltyAccountReadRequest" => {
-                    rt::push(
-                        &mut out.loyalty_account_read_request,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "HotelReadRequest" => {
-                    out.hotel_read_request = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReadRequests {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.read_request {
-            rt::Encode::encode(v, w, "ReadRequest");
-        }
-        for v in &self.global_reservation_read_request {
-            rt::Encode::encode(v, w, "GlobalReservationReadRequest");
-        }
-        for v in &self.air_read_request {
-            rt::Encode::encode(v, w, "AirReadRequest");
-        }
-        for v in &self.cruise_read_request {
-            rt::Encode::encode(v, w, "CruiseReadRequest");
-        }
-        for v in &self.golf_read_request {
-            rt::Encode::encode(v, w, "GolfReadRequest");
-        }
-        for v in &self.pkg_read_request {
-            rt::Encode::encode(v, w, "PkgReadRequest");
-        }
-        for v in &self.profile_read_request {
-            rt::Encode::encode(v, w, "ProfileReadRequest");
-        }
-        for v in &self.rail_read_request {
-            rt::Encode::encode(v, w, "RailReadRequest");
-        }
-        for v in &self.vehicle_read_request {
-            rt::Encode::encode(v, w, "VehicleReadRequest");
-        }
-        for v in &self.loyalty_account_read_request {
-            rt::Encode::encode(v, w, "LoyaltyAccountReadRequest");
-        }
-        if let Some(v) = &self.hotel_read_request {
-            rt::Encode::encode(v, w, "HotelReadRequest");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReadRequest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::READ_REQUEST;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HistoryRequestedInd" => {
-                    out.history_requested_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::set(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Verification" => {
-                    out.verification = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReadRequest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HistoryRequestedInd", &self.history_requested_ind);
-        rt::Encode::encode(&self.unique_id, w, "UniqueID");
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelReadRequest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_READ_REQUEST;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CityName" => out.city_name = cx.simple(&next)?,
-                "Airport" => out.airport = cx.element(&next, rt::Decode::decode)?,
-                "UserID" => out.user_id = cx.element(&next, rt::Decode::decode)?,
-                "Verification" => {
-                    out.verification = cx.element(&next, rt::Decode::decode)?;
-                }
-                "SelectionCriteria" => {
-                    out.selection_criteria = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelReadRequest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        if let Some(v) = &self.city_name {
-            w.simple("CityName", v);
-        }
-        if let Some(v) = &self.airport {
-            rt::Encode::encode(v, w, "Airport");
-        }
-        if let Some(v) = &self.user_id {
-            rt::Encode::encode(v, w, "UserID");
-        }
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        if let Some(v) = &self.selection_criteria {
-            rt::Encode::encode(v, w, "SelectionCriteria");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReadSelectionCriteria {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::READ_SELECTION_CRITERIA;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
-                "End" => rt::set(&mut out.end, cx.value(&attr, &schema::DATE)?),
-                "DateType" => {
-                    rt::set(
-                        &mut out.date_type,
-                        cx.value(&attr, &schema::READ_DATE_TYPE)?,
-                    )
-                }
-                "ResStatus" => out.res_status = cx.value(&attr, &schema::BOOKING_STATUS)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReadSelectionCriteria {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.attr("DateType", &self.date_type);
-        w.attr_opt("ResStatus", &self.res_status);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReservationsList {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATIONS_LIST;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::push(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReservationsList {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation {
-            rt::Encode::encode(v, w, "HotelReservation");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RoomStayReservation" => {
-                    out.room_stay_reservation = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "ResStatus" => {
-                    rt::set(
-                        &mut out.res_status,
-                        cx.value(&attr, &schema::BOOKING_STATUS)?,
-                    )
-                }
-                "CreateDateTime" => {
-                    out.create_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
-                }
-                "LastModifyDateTime" => {
-                    out.last_modify_date_time = cx
-                        .value(&attr, &schema::LOCAL_DATE_TIME)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
-                "ResGlobalInfo" => {
-                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RoomStayReservation", &self.room_stay_reservation);
-        w.attr("ResStatus", &self.res_status);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        if let Some(v) = &self.res_guests {
-            rt::Encode::encode(v, w, "ResGuests");
-        }
-        if let Some(v) = &self.res_global_info {
-            rt::Encode::encode(v, w, "ResGlobalInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReservationUniqueId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_UNIQUE_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                    )
-                }
-                "ID" => rt::set(&mut out.id, cx.value(&attr, &rt::schema::XS_STRING)?),
-                "ID_Context" => {
-                    rt::set(&mut out.id_context, cx.value(&attr, &schema::ID_CONTEXT)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CompanyName" => {
-                    out.company_name = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReservationUniqueId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.attr("ID_Context", &self.id_context);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
     }
 }

@@ -12,61 +12,83 @@ use super::common::{
 };
 
 /// Cancel a booking (UniqueID Type 36) or one item of it (Type 37: a hotel room, an activity booking's service), by the Client or the Internal reference. CancelType Quote answers the penalty a cancellation would cost now and changes nothing; Commit cancels, if allowed, and gives the inventory back. A partial cancel that removes the last live item cancels the whole booking. Repeating a Commit answers the same outcome without a second penalty. Cancelling an already cancelled booking is Type 3, Code 95; an unknown or foreign reference Type 3, Code 97.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_CancelRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_CANCEL_RQ)]
 pub struct OtaCancelRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// OpenTravel 2016B: the travel sector of the reservation (an OpenTravel code, 3 hotel). Taken and ignored: the reference names the booking, hotel or activity.
     #[yaserde(attribute = true, rename = "TravelSector")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub travel_sector: Option<String>,
     /// Quote (the penalty, nothing changes) or Commit (cancel). OpenTravel 2016B's two-phase Initiate is taken as Quote (its answer is Pending) and its one-phase Cancel as Commit; other values (OTA TransactionActionType: Ignore, ...) are kept as written and refused (Type 3).
     #[yaserde(attribute = true, rename = "CancelType")]
+    #[codec(value = RES_STATUS)]
     pub cancel_type: ResStatus,
     /// Point of sale with the two Source elements (see Authentication); an Instance may appear on the Type 22 RequestorID.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -83,36 +105,51 @@ pub struct OtaCancelRq {
 }
 
 /// Response to a cancellation: Success (optionally with Warnings), the booking's references and the penalty, or Errors alone. Status tells what happened: Pending for a Quote (nothing changed), Committed after a cancel; an error answer carries Unsuccessful.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_CancelRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_CANCEL_RS)]
 pub struct OtaCancelRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// What happened: Pending (a Quote, nothing changed), Committed (cancelled now), Cancelled (already cancelled before, e.g. a repeated Commit), Unsuccessful (an error answer). Required by OpenTravel, on error answers too.
     #[yaserde(attribute = true, rename = "Status")]
+    #[codec(value = TRANSACTION_STATUS)]
     pub status: TransactionStatus,
     /// The cancellation (or its quote) was processed.
     ///
@@ -315,13 +352,23 @@ impl rt::ToValue for CancelRuleType {
 }
 
 /// The cancellation's penalty (OTA CancelInfoRSType subset).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CancelInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CANCEL_INFO)]
 pub struct CancelInfo {
     /// The penalty, as cancellation rules.
     #[yaserde(prefix = "ota", rename = "CancelRules")]
@@ -329,13 +376,23 @@ pub struct CancelInfo {
 }
 
 /// List of cancellation rules.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CancelRules",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CANCEL_RULES)]
 pub struct CancelRules {
     /// One penalty (the gateway sends one: the penalty of this cancellation).
     #[yaserde(prefix = "ota", rename = "CancelRule")]
@@ -343,64 +400,55 @@ pub struct CancelRules {
 }
 
 /// The penalty of a cancellation: Amount in CurrencyCode (0 when free) and Percent of the price, as of CancelByDate.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CancelRule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CANCEL_RULE, empty)]
 pub struct CancelRule {
     /// When the cancellation was registered (Commit) or quoted (Quote), as the gateway's documentation states; the penalty is the one in force at that moment. (OpenTravel describes CancelByDate as the date by which to cancel to avoid the penalty.)
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CancelByDate")]
+    #[codec(value = DATE_TIME)]
     pub cancel_by_date: Option<rt::DateTime>,
     /// ISO 4217 currency code of Amount.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// The penalty (decimal), in CurrencyCode; 0 when the cancellation is free.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: Option<rt::Decimal>,
     /// The penalty as a percentage of the cancelled price (0 to 100), e.g. 100 after the deadline.
     ///
     /// Value type: `CancelPercent` (`xs:decimal`); checked when decoding: at least `0`, at most `100`.
     #[yaserde(attribute = true, rename = "Percent")]
+    #[codec(value = CANCEL_PERCENT)]
     pub percent: Option<rt::Decimal>,
     /// Charge: the amount is charged to the client.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = CANCEL_RULE_TYPE)]
     pub r#type: Option<CancelRuleType>,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaCancelRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaCancelRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            travel_sector: Default::default(),
-            cancel_type: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            verification: Default::default(),
-            tpa_extensions: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaCancelRq {
     const ROOT: &'static str = "OTA_CancelRQ";
@@ -424,24 +472,6 @@ impl rt::PosRequest for OtaCancelRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaCancelRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaCancelRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            status: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            cancel_info_rs: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaCancelRs {
     const ROOT: &'static str = "OTA_CancelRS";
@@ -487,313 +517,5 @@ impl rt::Response for OtaCancelRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaCancelRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_CANCEL_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "TravelSector" => {
-                    out.travel_sector = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "CancelType" => {
-                    rt::set(&mut out.cancel_type, cx.value(&attr, &schema::RES_STATUS)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Verification" => {
-                    out.verification = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaCancelRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("TravelSector", &self.travel_sector);
-        w.attr("CancelType", &self.cancel_type);
-        rt::Encode::encode(&self.pos, w, "POS");
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.verification {
-            rt::Encode::encode(v, w, "Verification");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaCancelRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_CANCEL_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "Status" => {
-                    rt::set(
-                        &mut out.status,
-                        cx.value(&attr, &schema::TRANSACTION_STATUS)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "CancelInfoRS" => {
-                    out.cancel_info_rs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaCancelRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr("Status", &self.status);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.cancel_info_rs {
-            rt::Encode::encode(v, w, "CancelInfoRS");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CancelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CancelRules" => {
-                    out.cancel_rules = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CancelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.cancel_rules {
-            rt::Encode::encode(v, w, "CancelRules");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CancelRules {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_RULES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CancelRule" => {
-                    rt::push(
-                        &mut out.cancel_rule,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CancelRules {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.cancel_rule {
-            rt::Encode::encode(v, w, "CancelRule");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CancelRule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CANCEL_RULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CancelByDate" => {
-                    out.cancel_by_date = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
-                "Percent" => out.percent = cx.value(&attr, &schema::CANCEL_PERCENT)?,
-                "Type" => out.r#type = cx.value(&attr, &schema::CANCEL_RULE_TYPE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CancelRule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CancelByDate", &self.cancel_by_date);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("Amount", &self.amount);
-        w.attr_opt("Percent", &self.percent);
-        w.attr_opt("Type", &self.r#type);
-        w.end(name);
     }
 }

@@ -874,31 +874,54 @@ impl rt::ToValue for RegionCode {
 }
 
 /// Content of OpenTravel 2016B that the gateway takes and does not read (any elements and attributes): what it stands for is either ignored (said where it is used) or answered Type 2, not supported, naming it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "UnreadContent",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = UNREAD_CONTENT, skipped)]
 pub struct UnreadContent {}
 /// Name of the company associated with a RequestorID, as text, with optional short name and code.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CompanyName",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = COMPANY_NAME, text = rt::schema::XS_STRING)]
 pub struct CompanyName {
     /// Short name of the company.
     #[yaserde(attribute = true, rename = "CompanyShortName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub company_short_name: Option<String>,
     /// Code identifying the company.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code: Option<String>,
     /// OpenTravel 2016B: the company's travel sector (an OpenTravel code). Taken and ignored.
     #[yaserde(attribute = true, rename = "TravelSector")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub travel_sector: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -906,30 +929,45 @@ pub struct CompanyName {
 }
 
 /// Identifies the requesting party (Type 22) or carries the message credentials (Type 88); other Types appear in RoomStay extensions.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RequestorID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = REQUESTOR_ID)]
 pub struct RequestorId {
     /// Integer code: 22 (first Source, identifies the requesting party), 88 (second Source, carries the message credentials); codes 4, 39, 2, 45 seen in RoomStay extensions.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = REQUESTOR_ID_CODE)]
     pub r#type: RequestorIdCode,
     /// String of 1 to 32 characters (as in OTA's UniqueID_Type), requestor identifier (placeholder `<REQUESTOR_ID>`).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub id: String,
     /// String, identifies the distributor context (placeholder `<ID_CONTEXT>`); on the Type 22 RequestorID.
     #[yaserde(attribute = true, rename = "ID_Context")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub id_context: Option<String>,
     /// Optional string on the Type 22 RequestorID, selecting a processing mode: PriceBreakdown (activity book), MF001 / MF002 (activity availability).
     #[yaserde(attribute = true, rename = "Instance")]
+    #[codec(value = REQUESTOR_INSTANCE)]
     pub instance: Option<RequestorInstance>,
     /// String secret on the Type 88 RequestorID (placeholder `<MESSAGE_PASSWORD>`). Never logged.
     #[yaserde(attribute = true, rename = "MessagePassword")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub message_password: Option<String>,
     /// Optional child CompanyName with CompanyShortName and Code.
     #[yaserde(prefix = "ota", rename = "CompanyName")]
@@ -937,13 +975,23 @@ pub struct RequestorId {
 }
 
 /// One point-of-sale source, holding one RequestorID.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Source",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SOURCE)]
 pub struct Source {
     /// The requestor identification or the message credentials of this source.
     #[yaserde(prefix = "ota", rename = "RequestorID")]
@@ -951,13 +999,23 @@ pub struct Source {
 }
 
 /// Point of sale: the Source of the requestor (RequestorID Type 22) and the Source of the message credentials (Type 88), the requestor's first; OpenTravel 2016B allows up to ten Sources (a GDS-derived client adds its own): the others are taken and not used.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "POS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = POS)]
 pub struct Pos {
     /// Two to ten occurrences. See Authentication: one identifies the requesting party (Type 22), one carries the message credentials (Type 88); any other is not used.
     #[yaserde(prefix = "ota", rename = "Source")]
@@ -965,18 +1023,29 @@ pub struct Pos {
 }
 
 /// Free text with an optional language.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Text",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TEXT, text = rt::schema::XS_STRING)]
 pub struct Text {
     /// Language of the text.
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "Language")]
+    #[codec(value = LANGUAGE_CODE)]
     pub language: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -984,19 +1053,31 @@ pub struct Text {
 }
 
 /// Where to look for activities, in one of two forms. The service's: a code as text, qualified by RegionCode (HotelCode: activities near that hotel; Product: that product). OpenTravel 2016B's: no text, the area as RegionCode (an area code, e.g. PMI) and/or RegionName (its name): the activities of that area.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Region",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = REGION, text = rt::schema::XS_STRING)]
 pub struct Region {
     /// With a text: HotelCode (the text is a hotel code, in the Source location) or Product (the text is an activity product code, in the Service location). Without a text: the code of an area (OpenTravel 2016B, at most 8 characters there).
     #[yaserde(attribute = true, rename = "RegionCode")]
+    #[codec(value = REGION_CODE)]
     pub region_code: Option<RegionCode>,
     /// OpenTravel 2016B: the name of an area: the activities whose region's name begins with it (case aside; Mallorca is every "Mallorca – …" region). Used without a text.
     #[yaserde(attribute = true, rename = "RegionName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub region_name: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -1004,36 +1085,60 @@ pub struct Region {
 }
 
 /// One activity asked for by a search or an availability request (OpenTravel 2016B's TourActivityID_Type as BasicInfo): it is looked at as a Service location with its product code would be.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityChoice",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_CHOICE, empty)]
 pub struct ActivityChoice {
     /// The activity's id (as BasicInfo@TourActivityID of the answers).
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: Option<String>,
     /// The activity's product code, when TourActivityID is not given.
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub supplier_product_code: Option<String>,
     /// The activity's name. Taken and ignored: the id or product code names the activity.
     #[yaserde(attribute = true, rename = "Name")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub name: Option<String>,
 }
 
 /// An activity location (Location in the availability message, LocationPref in the search message).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityLocation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_LOCATION)]
 pub struct ActivityLocation {
     /// Context: Source or Service (the service's form; OpenTravel 2016B has no Context, and the ota2016b dialect leaves it out). Taken and not needed: the RegionCode says what the Region is.
     #[yaserde(attribute = true, rename = "Context")]
+    #[codec(value = LOCATION_CONTEXT, omitted(Ota2016b))]
     pub context: Option<LocationContext>,
     /// Child Region with attribute RegionCode and text content.
     #[yaserde(prefix = "ota", rename = "Region")]
@@ -1041,90 +1146,140 @@ pub struct ActivityLocation {
 }
 
 /// A total amount after taxes with its currency.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Total",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOTAL, empty)]
 pub struct Total {
     /// ISO 4217 string.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// Decimal amount after taxes.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "AmountAfterTax")]
+    #[codec(value = MONEY)]
     pub amount_after_tax: Option<rt::Decimal>,
 }
 
 /// A span of calendar dates.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "DateSpan",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = DATE_SPAN, empty)]
 pub struct DateSpan {
     /// First date (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE)]
     pub start: rt::Date,
     /// Last date (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE)]
     pub end: rt::Date,
 }
 
 /// A span of local date-times.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "DateTimeSpan",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = DATE_TIME_SPAN, empty)]
 pub struct DateTimeSpan {
     /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub start: rt::DateTime,
     /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub end: rt::DateTime,
 }
 
 /// A booking reference at booking level (36) or item level (37).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "UniqueID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = UNIQUE_ID)]
 pub struct UniqueId {
     /// Integer code; 36 booking level, 37 item level.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub r#type: ReservationIdCode,
     /// String, the reference value (at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = SHORT_TEXT)]
     pub id: String,
     /// String; Client seen.
     #[yaserde(attribute = true, rename = "ID_Context")]
+    #[codec(value = ID_CONTEXT)]
     pub id_context: Option<IdContext>,
     /// OpenTravel 2016B: the instance (a version) of the object the reference names. Taken and ignored: a reference names one booking whatever its version.
     #[yaserde(attribute = true, rename = "Instance")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub instance: Option<String>,
     /// The company the reference belongs to (OpenTravel 2016B; the booking list answer writes it on Client references). Taken and ignored in requests: a reference is looked up among the requestor's own bookings.
     #[yaserde(prefix = "ota", rename = "CompanyName")]
@@ -1132,28 +1287,41 @@ pub struct UniqueId {
 }
 
 /// A person's name.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "PersonName",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PERSON_NAME)]
 pub struct PersonName {
     /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
     ///
     /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    #[codec(simple)]
     pub name_prefix: Option<String>,
     /// Given (first) name (text, at most 64 characters).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
+    #[codec(simple)]
     pub given_name: Option<String>,
     /// Family name (text, at most 64 characters).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
+    #[codec(simple)]
     pub surname: Option<String>,
 }
 
@@ -1546,22 +1714,42 @@ impl rt::ToValue for ErrorStatus {
 }
 
 /// An empty element telling that the request was processed; it comes first in every successful response, before the optional Warnings and the payload.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Success",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SUCCESS, empty)]
 pub struct Success {}
 /// The warnings of a successful response: the request was processed, with remarks.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Warnings",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = WARNINGS)]
 pub struct Warnings {
     /// One warning.
     #[yaserde(prefix = "ota", rename = "Warning")]
@@ -1569,13 +1757,23 @@ pub struct Warnings {
 }
 
 /// The errors of a failed request; a response with Errors carries neither Success nor payload.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Errors",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ERRORS)]
 pub struct Errors {
     /// One error.
     #[yaserde(prefix = "ota", rename = "Error")]
@@ -1583,35 +1781,51 @@ pub struct Errors {
 }
 
 /// One error: the human-readable description is the element's text; the attributes classify it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Error",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ERROR, text = rt::schema::XS_STRING)]
 pub struct Error {
     /// Kind of the problem (EWT code), e.g. 3 business rule, 4 authentication, 7 protocol violation, 10 required field missing.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = ERROR_WARNING_TYPE)]
     pub r#type: ErrorWarningType,
     /// The precise problem (ERR code), e.g. 97 booking reference not found, 378 maximum number of rooms exceeded.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = ERROR_CODE)]
     pub code: Option<ErrorCode>,
     /// A short, fixed description of the code (1 to 64 characters); the full description is the element's text.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "ShortText")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub short_text: Option<String>,
     /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
     #[yaserde(attribute = true, rename = "Status")]
+    #[codec(value = ERROR_STATUS)]
     pub status: Option<ErrorStatus>,
     /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay\[6\].
     #[yaserde(attribute = true, rename = "Tag")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tag: Option<String>,
     /// Identifies the record (e.g. a booking reference) the problem is about.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "RecordID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub record_id: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -1619,38 +1833,55 @@ pub struct Error {
 }
 
 /// One warning: the human-readable description is the element's text; the attributes classify it (Type 11 advisory is the usual one).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Warning",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = WARNING, text = rt::schema::XS_STRING)]
 pub struct Warning {
     /// Kind of the problem (EWT code), e.g. 3 business rule, 4 authentication, 7 protocol violation, 10 required field missing.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = ERROR_WARNING_TYPE)]
     pub r#type: ErrorWarningType,
     /// The precise problem (ERR code), e.g. 97 booking reference not found, 378 maximum number of rooms exceeded.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = ERROR_CODE)]
     pub code: Option<ErrorCode>,
     /// A short, fixed description of the code (1 to 64 characters); the full description is the element's text.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "ShortText")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub short_text: Option<String>,
     /// Processing status of the request (NotProcessed, Incomplete, Complete, Unknown or another string).
     #[yaserde(attribute = true, rename = "Status")]
+    #[codec(value = ERROR_STATUS)]
     pub status: Option<ErrorStatus>,
     /// XPath of the request element or attribute the problem is about, e.g. /OTA_HotelResModifyRQ/HotelResModifies/HotelResModify/RoomStays/RoomStay\[6\].
     #[yaserde(attribute = true, rename = "Tag")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tag: Option<String>,
     /// Identifies the record (e.g. a booking reference) the problem is about.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "RecordID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub record_id: Option<String>,
     /// Reference (RPH number) to the repeated element of the message the warning is about, e.g. a RoomStay IndexNumber.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub rph: Option<u64>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -1716,39 +1947,62 @@ impl rt::ToValue for ActivityCategoryCode {
 }
 
 /// A geographic position (WGS 84).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Position",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = POSITION, empty)]
 pub struct Position {
     /// Latitude in decimal degrees (e.g. 39.5696).
     ///
     /// Value type: `Latitude` (`xs:decimal`); checked when decoding: at least `-90`, at most `90`.
     #[yaserde(attribute = true, rename = "Latitude")]
+    #[codec(value = LATITUDE)]
     pub latitude: rt::Decimal,
     /// Longitude in decimal degrees (e.g. 2.6502).
     ///
     /// Value type: `Longitude` (`xs:decimal`); checked when decoding: at least `-180`, at most `180`.
     #[yaserde(attribute = true, rename = "Longitude")]
+    #[codec(value = LONGITUDE)]
     pub longitude: rt::Decimal,
 }
 
 /// The name of a country as text, with its optional ISO code.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CountryName",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = COUNTRY_NAME, text = rt::schema::XS_STRING)]
 pub struct CountryName {
     /// ISO 3166-1 alpha-2 country code (e.g. ES).
     ///
     /// Value type: `CountryCode` (`xs:string`); checked when decoding: matches `[A-Z]{2}`.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = COUNTRY_CODE)]
     pub code: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -1756,22 +2010,35 @@ pub struct CountryName {
 }
 
 /// A postal address (activity locations and hotel contact data). The activity documentation of the gateway calls the country element Country; we use the OpenTravel name CountryName everywhere.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Address",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ADDRESS)]
 pub struct Address {
     /// One line of the street address (text), repeatable.
     #[yaserde(prefix = "ota", rename = "AddressLine")]
+    #[codec(simple)]
     pub address_line: Vec<String>,
     /// City or town (text).
     #[yaserde(prefix = "ota", rename = "CityName")]
+    #[codec(simple)]
     pub city_name: Option<String>,
     /// Postal code (text).
     #[yaserde(prefix = "ota", rename = "PostalCode")]
+    #[codec(simple)]
     pub postal_code: Option<String>,
     /// Country name (text) with optional ISO code.
     #[yaserde(prefix = "ota", rename = "CountryName")]
@@ -1779,16 +2046,31 @@ pub struct Address {
 }
 
 /// A geographic region of an activity: its name as text, identified by RegionCode. (Unlike Region in the requests, where RegionCode tells what kind of code the text is.) OpenTravel 2016B's Region has no text: the ota2016b dialect writes the name as RegionName, and decoders take either.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GeoRegion",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(
+    schema = GEO_REGION,
+    text = rt::schema::XS_STRING,
+    text_attribute(name = "RegionName", Ota2016b)
+)]
 pub struct GeoRegion {
     /// Code of the region (string), e.g. PMI.
     #[yaserde(attribute = true, rename = "RegionCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub region_code: String,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -1796,13 +2078,23 @@ pub struct GeoRegion {
 }
 
 /// Where an activity takes place (activity availability and search responses): address, region and position.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityLocation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_LOCATION)]
 pub struct TourActivityLocation {
     /// Address lines, CityName, PostalCode, CountryName.
     #[yaserde(prefix = "ota", rename = "Address")]
@@ -1816,39 +2108,64 @@ pub struct TourActivityLocation {
 }
 
 /// Identifies and names one activity service (activity availability and search responses).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityBasicInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_BASIC_INFO, empty)]
 pub struct TourActivityBasicInfo {
     /// Tour activity identifier (string), e.g. LESPMIBKUI.
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: String,
     /// Supplier product code (string), e.g. TE0CC00A.
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub supplier_product_code: Option<String>,
     /// Supplier service code (string): TIC (ticket only) or TRF (with transfer/pickup). The vendor's attribute: OpenTravel 2016B has none, so the ota2016b dialect leaves it out (an offer with a transfer has its PickupDropoff; a booking without a service code books the service the request describes).
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    #[codec(value = rt::schema::XS_STRING, omitted(Ota2016b))]
     pub supplier_service_code: Option<String>,
     /// Name of the activity (string).
     #[yaserde(attribute = true, rename = "Name")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub name: Option<String>,
     /// Short name of the activity (string).
     #[yaserde(attribute = true, rename = "ShortName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub short_name: Option<String>,
 }
 
 /// The categories and types of an activity, in the OpenTravel 2016B form: the first category with its types; each further category, with its types, in TPA_Extensions. (OpenTravel's Category and Type carry a value of its own lists as text; the gateway's codes are in @Code and the text is empty.)
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CategoryAndType",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CATEGORY_AND_TYPE)]
 pub struct CategoryAndType {
     /// Category@Code of the activity's first category, e.g. XA (excursion) or SE (show/event).
     #[yaserde(prefix = "ota", rename = "Category")]
@@ -1862,13 +2179,23 @@ pub struct CategoryAndType {
 }
 
 /// TPA_Extensions of CategoryAndType: the activity's categories after the first.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CategoryAndTypeExtensions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CATEGORY_AND_TYPE_EXTENSIONS)]
 pub struct CategoryAndTypeExtensions {
     /// One further category with its types.
     #[yaserde(prefix = "ota", rename = "CategoryAndType")]
@@ -1876,13 +2203,23 @@ pub struct CategoryAndTypeExtensions {
 }
 
 /// A further category of an activity, with its types.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "FurtherCategoryAndType",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = FURTHER_CATEGORY_AND_TYPE)]
 pub struct FurtherCategoryAndType {
     /// Category@Code.
     #[yaserde(prefix = "ota", rename = "Category")]
@@ -1893,41 +2230,73 @@ pub struct FurtherCategoryAndType {
 }
 
 /// One category of an activity. OpenTravel 2016B's Category holds a value of its own list as text: the ota2016b dialect writes Other_ (its open list's "see the code"), and decoders take it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityCategory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_CATEGORY, empty, empty_text(Ota2016b = "Other_"))]
 pub struct ActivityCategory {
     /// Category code: XA excursion, SE show/event, or another string.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = ACTIVITY_CATEGORY_CODE)]
     pub code: ActivityCategoryCode,
 }
 
 /// One type of an activity. As for ActivityCategory, the ota2016b dialect writes OpenTravel's Other_ as text.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityType",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_TYPE, empty, empty_text(Ota2016b = "Other_"))]
 pub struct ActivityType {
     /// Type code (string) of the gateway's activity type list, e.g. BOAT.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code: String,
 }
 
 /// List of text items.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TextItems",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TEXT_ITEMS)]
 pub struct TextItems {
     /// One text item.
     #[yaserde(prefix = "ota", rename = "TextItem")]
@@ -1935,16 +2304,27 @@ pub struct TextItems {
 }
 
 /// One text of an activity product or service or of a hotel room (e.g. the description, what is included), in one or more languages.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TextItem",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TEXT_ITEM)]
 pub struct TextItem {
     /// Title of the text item (string), e.g. Description, Includes, Important information.
     #[yaserde(attribute = true, rename = "Title")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub title: Option<String>,
     /// The text, with its Language; repeatable (one per language).
     #[yaserde(prefix = "ota", rename = "Description")]
@@ -2221,141 +2601,183 @@ impl rt::ToValue for InvBlockCodeApply {
 }
 
 /// What a notification applies to (OpenTravel 2016B StatusApplicationControlType): the dates Start to End (both included, calendar dates), the room type (InvTypeCode or InvCode), the rate plan (RatePlanCode) and the days of the week (Mon ... Sun; none of them set means every day).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "StatusApplicationControl",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = STATUS_APPLICATION_CONTROL)]
 pub struct StatusApplicationControl {
     /// The first date (YYYY-MM-DD). OpenTravel 2016B also allows a time or a date-time: the gateway takes dates only.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE)]
     pub start: Option<rt::Date>,
     /// OpenTravel 2016B: a duration instead of End (ISO 8601, e.g. P7D).
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "Duration")]
+    #[codec(value = ISO_DURATION)]
     pub duration: Option<String>,
     /// The last date, included (YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE)]
     pub end: Option<rt::Date>,
     /// OpenTravel 2016B: the kind of rate plan (an OpenTravel code). Taken and ignored.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "RatePlanType")]
+    #[codec(value = OTA_CODE)]
     pub rate_plan_type: Option<String>,
     /// The rate plan (the gateway's board code, e.g. BB); absent means every rate plan.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "RatePlanCode")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub rate_plan_code: Option<String>,
     /// OpenTravel 2016B: a rate plan identifier. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "RatePlanID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub rate_plan_id: Option<String>,
     /// OpenTravel 2016B: the rate plan is a qualified rate. Taken and ignored.
     #[yaserde(attribute = true, rename = "RatePlanQualifier")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub rate_plan_qualifier: Option<bool>,
     /// OpenTravel 2016B: a promotion code. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "PromotionCode")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub promotion_code: Option<String>,
     /// OpenTravel 2016B: vendors of the promotion (a list of codes). Taken and ignored.
     #[yaserde(attribute = true, rename = "PromotionVendorCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub promotion_vendor_code: Option<String>,
     /// OpenTravel 2016B: the rate plan's category. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "RatePlanCategory")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub rate_plan_category: Option<String>,
     /// How InvCode is to be read; absent means InvCode.
     #[yaserde(attribute = true, rename = "InvCodeApplication")]
+    #[codec(value = INV_CODE_APPLICATION)]
     pub inv_code_application: Option<InvCodeApplication>,
     /// The room type code (as InvTypeCode).
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "InvCode")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub inv_code: Option<String>,
     /// OpenTravel 2016B: the kind of inventory (ROOM, ...). Taken and ignored.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "InvType")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub inv_type: Option<String>,
     /// The room type code (e.g. RMSD000000); InvTypeCode and InvCode name the same room type when both are given.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "InvTypeCode")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub inv_type_code: Option<String>,
     /// OpenTravel 2016B: the inventory is a room. Taken and ignored.
     #[yaserde(attribute = true, rename = "IsRoom")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub is_room: Option<bool>,
     /// Applies on Mondays.
     #[yaserde(attribute = true, rename = "Mon")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub mon: Option<bool>,
     /// Applies on Tuesdays.
     #[yaserde(attribute = true, rename = "Tue")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub tue: Option<bool>,
     /// Applies on Wednesdays.
     #[yaserde(attribute = true, rename = "Weds")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub weds: Option<bool>,
     /// Applies on Thursdays.
     #[yaserde(attribute = true, rename = "Thur")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub thur: Option<bool>,
     /// Applies on Fridays.
     #[yaserde(attribute = true, rename = "Fri")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub fri: Option<bool>,
     /// Applies on Saturdays.
     #[yaserde(attribute = true, rename = "Sat")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub sat: Option<bool>,
     /// Applies on Sundays.
     #[yaserde(attribute = true, rename = "Sun")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub sun: Option<bool>,
     /// How RatePlanCode is to be read; absent means RatePlanCode.
     #[yaserde(attribute = true, rename = "RatePlanCodeType")]
+    #[codec(value = RATE_PLAN_CODE_TYPE)]
     pub rate_plan_code_type: Option<RatePlanCodeType>,
     /// OpenTravel 2016B: a rate tier. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "RateTier")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub rate_tier: Option<String>,
     /// OpenTravel 2016B: applies to every rate plan (as no RatePlanCode).
     #[yaserde(attribute = true, rename = "AllRateCode")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub all_rate_code: Option<bool>,
     /// OpenTravel 2016B: applies to every room type of the hotel (as no InvTypeCode).
     #[yaserde(attribute = true, rename = "AllInvCode")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub all_inv_code: Option<bool>,
     /// OpenTravel 2016B: how InvBlockCode is to be read. Taken and ignored.
     #[yaserde(attribute = true, rename = "InvBlockCodeApply")]
+    #[codec(value = INV_BLOCK_CODE_APPLY)]
     pub inv_block_code_apply: Option<InvBlockCodeApply>,
     /// OpenTravel 2016B: an inventory block (allotments are not supported).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "InvBlockCode")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub inv_block_code: Option<String>,
     /// OpenTravel 2016B: overrides the inventory control of the receiving system. Taken and ignored.
     #[yaserde(attribute = true, rename = "Override")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub r#override: Option<bool>,
     /// OpenTravel 2016B: a quote. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "QuoteID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub quote_id: Option<String>,
     /// OpenTravel 2016B: a sub-block. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "SubBlockCode")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub sub_block_code: Option<String>,
     /// OpenTravel 2016B: a wing of the hotel. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "WingIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub wing_identifier: Option<String>,
     /// OpenTravel 2016B: the systems the notification is for. Taken and ignored.
     #[yaserde(prefix = "ota", rename = "DestinationSystemCodes")]
@@ -2363,1456 +2785,49 @@ pub struct StatusApplicationControl {
 }
 
 /// An identifier of a notification or of one of its items (OpenTravel 2016B UniqueID_Type): Type an OpenTravel Unique ID Type code (16 Reference), ID the value.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "NotifUniqueID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = NOTIF_UNIQUE_ID)]
 pub struct NotifUniqueId {
     /// OpenTravel 2016B: a URL of the identified object. Taken and ignored.
     #[yaserde(attribute = true, rename = "URL")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub url: Option<String>,
     /// An OpenTravel Unique ID Type code (e.g. 16 Reference); a code-list suffix such as 16.UIT is allowed.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = OTA_CODE)]
     pub r#type: String,
     /// The instance (a version) of the identified object.
     #[yaserde(attribute = true, rename = "Instance")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub instance: Option<String>,
     /// The identifier (at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = SHORT_TEXT)]
     pub id: String,
     /// Who issued the identifier.
     #[yaserde(attribute = true, rename = "ID_Context")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub id_context: Option<String>,
     /// The company that issued the identifier. Taken and ignored.
     #[yaserde(prefix = "ota", rename = "CompanyName")]
     pub company_name: Option<CompanyName>,
-}
-
-impl rt::Decode for UnreadContent {
-    fn decode<'a, 'i>(
-        _node: rt::Node<'a, 'i>,
-        _cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        Ok(Self {})
-    }
-}
-
-impl rt::Encode for UnreadContent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CompanyName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::COMPANY_NAME;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CompanyShortName" => {
-                    out.company_short_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Code" => out.code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TravelSector" => {
-                    out.travel_sector = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CompanyName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CompanyShortName", &self.company_short_name);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("TravelSector", &self.travel_sector);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RequestorId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::REQUESTOR_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::REQUESTOR_ID_CODE)?,
-                    )
-                }
-                "ID" => {
-                    rt::set(&mut out.id, cx.value(&attr, &schema::STRING_LENGTH1TO32)?)
-                }
-                "ID_Context" => out.id_context = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "Instance" => {
-                    out.instance = cx.value(&attr, &schema::REQUESTOR_INSTANCE)?;
-                }
-                "MessagePassword" => {
-                    out.message_password = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CompanyName" => {
-                    out.company_name = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RequestorId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.attr_opt("ID_Context", &self.id_context);
-        w.attr_opt("Instance", &self.instance);
-        w.attr_opt("MessagePassword", &self.message_password);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Source {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SOURCE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RequestorID" => {
-                    rt::set(
-                        &mut out.requestor_id,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Source {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.requestor_id, w, "RequestorID");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Pos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::POS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Source" => {
-                    rt::push(&mut out.source, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Pos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.source {
-            rt::Encode::encode(v, w, "Source");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Text {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TEXT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Text {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Language", &self.language);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Region {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::REGION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RegionCode" => out.region_code = cx.value(&attr, &schema::REGION_CODE)?,
-                "RegionName" => {
-                    out.region_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Region {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RegionCode", &self.region_code);
-        w.attr_opt("RegionName", &self.region_name);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityChoice {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CHOICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    out.tour_activity_id = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SupplierProductCode" => {
-                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityChoice {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        w.attr_opt("Name", &self.name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityLocation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_LOCATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Context" => out.context = cx.value(&attr, &schema::LOCATION_CONTEXT)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Region" => {
-                    rt::set(&mut out.region, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityLocation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("Context", &self.context);
-        }
-        rt::Encode::encode(&self.region, w, "Region");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Total {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOTAL;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "AmountAfterTax" => {
-                    out.amount_after_tax = cx.value(&attr, &schema::MONEY)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Total {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("AmountAfterTax", &self.amount_after_tax);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for DateSpan {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::DATE_SPAN;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
-                "End" => rt::set(&mut out.end, cx.value(&attr, &schema::DATE)?),
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for DateSpan {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for DateTimeSpan {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::DATE_TIME_SPAN;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => {
-                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                "End" => {
-                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for DateTimeSpan {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for UniqueId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::UNIQUE_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                    )
-                }
-                "ID" => rt::set(&mut out.id, cx.value(&attr, &schema::SHORT_TEXT)?),
-                "ID_Context" => out.id_context = cx.value(&attr, &schema::ID_CONTEXT)?,
-                "Instance" => out.instance = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CompanyName" => {
-                    out.company_name = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for UniqueId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.attr_opt("ID_Context", &self.id_context);
-        w.attr_opt("Instance", &self.instance);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for PersonName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PERSON_NAME;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
-                "GivenName" => out.given_name = cx.simple(&next)?,
-                "Surname" => out.surname = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for PersonName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.name_prefix {
-            w.simple("NamePrefix", v);
-        }
-        if let Some(v) = &self.given_name {
-            w.simple("GivenName", v);
-        }
-        if let Some(v) = &self.surname {
-            w.simple("Surname", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Success {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SUCCESS;
-        let mark = cx.mark();
-        let out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Success {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Warnings {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::WARNINGS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Warning" => {
-                    rt::push(&mut out.warning, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Warnings {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.warning {
-            rt::Encode::encode(v, w, "Warning");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Errors {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ERRORS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Error" => {
-                    rt::push(&mut out.error, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Errors {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.error {
-            rt::Encode::encode(v, w, "Error");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Error {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ERROR;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::ERROR_WARNING_TYPE)?,
-                    )
-                }
-                "Code" => out.code = cx.value(&attr, &schema::ERROR_CODE)?,
-                "ShortText" => {
-                    out.short_text = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "Status" => out.status = cx.value(&attr, &schema::ERROR_STATUS)?,
-                "Tag" => out.tag = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "RecordID" => {
-                    out.record_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Error {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("ShortText", &self.short_text);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("Tag", &self.tag);
-        w.attr_opt("RecordID", &self.record_id);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Warning {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::WARNING;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::ERROR_WARNING_TYPE)?,
-                    )
-                }
-                "Code" => out.code = cx.value(&attr, &schema::ERROR_CODE)?,
-                "ShortText" => {
-                    out.short_text = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "Status" => out.status = cx.value(&attr, &schema::ERROR_STATUS)?,
-                "Tag" => out.tag = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "RecordID" => {
-                    out.record_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Warning {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Type", &self.r#type);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("ShortText", &self.short_text);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("Tag", &self.tag);
-        w.attr_opt("RecordID", &self.record_id);
-        w.attr_opt("RPH", &self.rph);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Position {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::POSITION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Latitude" => {
-                    rt::set(&mut out.latitude, cx.value(&attr, &schema::LATITUDE)?)
-                }
-                "Longitude" => {
-                    rt::set(&mut out.longitude, cx.value(&attr, &schema::LONGITUDE)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Position {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Latitude", &self.latitude);
-        w.attr("Longitude", &self.longitude);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CountryName {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::COUNTRY_NAME;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => out.code = cx.value(&attr, &schema::COUNTRY_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CountryName {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Code", &self.code);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Address {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ADDRESS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "AddressLine" => rt::push(&mut out.address_line, cx.simple(&next)?),
-                "CityName" => out.city_name = cx.simple(&next)?,
-                "PostalCode" => out.postal_code = cx.simple(&next)?,
-                "CountryName" => {
-                    out.country_name = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Address {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.address_line {
-            w.simple("AddressLine", v);
-        }
-        if let Some(v) = &self.city_name {
-            w.simple("CityName", v);
-        }
-        if let Some(v) = &self.postal_code {
-            w.simple("PostalCode", v);
-        }
-        if let Some(v) = &self.country_name {
-            rt::Encode::encode(v, w, "CountryName");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GeoRegion {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GEO_REGION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RegionCode" => {
-                    rt::set(
-                        &mut out.region_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        rt::set(
-            &mut out.value,
-            cx.text_or_attribute(node, &rt::schema::XS_STRING, "RegionName")?,
-        );
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GeoRegion {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("RegionCode", &self.region_code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.attr("RegionName", &self.value);
-        } else {
-            w.text(&self.value);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityLocation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_LOCATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Address" => out.address = cx.element(&next, rt::Decode::decode)?,
-                "Region" => out.region = cx.element(&next, rt::Decode::decode)?,
-                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityLocation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.address {
-            rt::Encode::encode(v, w, "Address");
-        }
-        if let Some(v) = &self.region {
-            rt::Encode::encode(v, w, "Region");
-        }
-        if let Some(v) = &self.position {
-            rt::Encode::encode(v, w, "Position");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityBasicInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_BASIC_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    rt::set(
-                        &mut out.tour_activity_id,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "SupplierProductCode" => {
-                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SupplierServiceCode" => {
-                    out.supplier_service_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ShortName" => out.short_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityBasicInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
-        }
-        w.attr_opt("Name", &self.name);
-        w.attr_opt("ShortName", &self.short_name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CategoryAndType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CATEGORY_AND_TYPE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
-                "Type" => {
-                    rt::push(&mut out.r#type, cx.element(&next, rt::Decode::decode)?)
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CategoryAndType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category {
-            rt::Encode::encode(v, w, "Category");
-        }
-        for v in &self.r#type {
-            rt::Encode::encode(v, w, "Type");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CategoryAndTypeExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CATEGORY_AND_TYPE_EXTENSIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CategoryAndType" => {
-                    rt::push(
-                        &mut out.category_and_type,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CategoryAndTypeExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.category_and_type {
-            rt::Encode::encode(v, w, "CategoryAndType");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for FurtherCategoryAndType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::FURTHER_CATEGORY_AND_TYPE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Category" => {
-                    rt::set(&mut out.category, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Type" => {
-                    rt::push(&mut out.r#type, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for FurtherCategoryAndType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.category, w, "Category");
-        for v in &self.r#type {
-            rt::Encode::encode(v, w, "Type");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CATEGORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => {
-                    rt::set(
-                        &mut out.code,
-                        cx.value(&attr, &schema::ACTIVITY_CATEGORY_CODE)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty_or_fixed(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.text(&"Other_");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_TYPE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => {
-                    rt::set(&mut out.code, cx.value(&attr, &rt::schema::XS_STRING)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty_or_fixed(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.text(&"Other_");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TextItems {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_ITEMS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TextItem" => {
-                    rt::push(&mut out.text_item, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TextItems {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.text_item {
-            rt::Encode::encode(v, w, "TextItem");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TextItem {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_ITEM;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Title" => out.title = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Description" => {
-                    rt::push(
-                        &mut out.description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TextItem {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Title", &self.title);
-        for v in &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for StatusApplicationControl {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::STATUS_APPLICATION_CONTROL;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => out.start = cx.value(&attr, &schema::DATE)?,
-                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
-                "End" => out.end = cx.value(&attr, &schema::DATE)?,
-                "RatePlanType" => {
-                    out.rate_plan_type = cx.value(&attr, &schema::OTA_CODE)?;
-                }
-                "RatePlanCode" => {
-                    out.rate_plan_code = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RatePlanID" => {
-                    out.rate_plan_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RatePlanQualifier" => {
-                    out.rate_plan_qualifier = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PromotionCode" => {
-                    out.promotion_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "PromotionVendorCode" => {
-                    out.promotion_vendor_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RatePlanCategory" => {
-                    out.rate_plan_category = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "InvCodeApplication" => {
-                    out.inv_code_application = cx
-                        .value(&attr, &schema::INV_CODE_APPLICATION)?;
-                }
-                "InvCode" => out.inv_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
-                "InvType" => out.inv_type = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
-                "InvTypeCode" => {
-                    out.inv_type_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                "IsRoom" => out.is_room = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Mon" => out.mon = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Tue" => out.tue = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Weds" => out.weds = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Thur" => out.thur = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Fri" => out.fri = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Sat" => out.sat = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Sun" => out.sun = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "RatePlanCodeType" => {
-                    out.rate_plan_code_type = cx
-                        .value(&attr, &schema::RATE_PLAN_CODE_TYPE)?;
-                }
-                "RateTier" => {
-                    out.rate_tier = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "AllRateCode" => {
-                    out.all_rate_code = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "AllInvCode" => {
-                    out.all_inv_code = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "InvBlockCodeApply" => {
-                    out.inv_block_code_apply = cx
-                        .value(&attr, &schema::INV_BLOCK_CODE_APPLY)?;
-                }
-                "InvBlockCode" => {
-                    out.inv_block_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "Override" => out.r#override = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "QuoteID" => out.quote_id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?,
-                "SubBlockCode" => {
-                    out.sub_block_code = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "WingIdentifier" => {
-                    out.wing_identifier = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "DestinationSystemCodes" => {
-                    out.destination_system_codes = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for StatusApplicationControl {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Start", &self.start);
-        w.attr_opt("Duration", &self.duration);
-        w.attr_opt("End", &self.end);
-        w.attr_opt("RatePlanType", &self.rate_plan_type);
-        w.attr_opt("RatePlanCode", &self.rate_plan_code);
-        w.attr_opt("RatePlanID", &self.rate_plan_id);
-        w.attr_opt("RatePlanQualifier", &self.rate_plan_qualifier);
-        w.attr_opt("PromotionCode", &self.promotion_code);
-        w.attr_opt("PromotionVendorCode", &self.promotion_vendor_code);
-        w.attr_opt("RatePlanCategory", &self.rate_plan_category);
-        w.attr_opt("InvCodeApplication", &self.inv_code_application);
-        w.attr_opt("InvCode", &self.inv_code);
-        w.attr_opt("InvType", &self.inv_type);
-        w.attr_opt("InvTypeCode", &self.inv_type_code);
-        w.attr_opt("IsRoom", &self.is_room);
-        w.attr_opt("Mon", &self.mon);
-        w.attr_opt("Tue", &self.tue);
-        w.attr_opt("Weds", &self.weds);
-        w.attr_opt("Thur", &self.thur);
-        w.attr_opt("Fri", &self.fri);
-        w.attr_opt("Sat", &self.sat);
-        w.attr_opt("Sun", &self.sun);
-        w.attr_opt("RatePlanCodeType", &self.rate_plan_code_type);
-        w.attr_opt("RateTier", &self.rate_tier);
-        w.attr_opt("AllRateCode", &self.all_rate_code);
-        w.attr_opt("AllInvCode", &self.all_inv_code);
-        w.attr_opt("InvBlockCodeApply", &self.inv_block_code_apply);
-        w.attr_opt("InvBlockCode", &self.inv_block_code);
-        w.attr_opt("Override", &self.r#override);
-        w.attr_opt("QuoteID", &self.quote_id);
-        w.attr_opt("SubBlockCode", &self.sub_block_code);
-        w.attr_opt("WingIdentifier", &self.wing_identifier);
-        if let Some(v) = &self.destination_system_codes {
-            rt::Encode::encode(v, w, "DestinationSystemCodes");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for NotifUniqueId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_UNIQUE_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "URL" => out.url = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "Type" => rt::set(&mut out.r#type, cx.value(&attr, &schema::OTA_CODE)?),
-                "Instance" => out.instance = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ID" => rt::set(&mut out.id, cx.value(&attr, &schema::SHORT_TEXT)?),
-                "ID_Context" => out.id_context = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CompanyName" => {
-                    out.company_name = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for NotifUniqueId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("URL", &self.url);
-        w.attr("Type", &self.r#type);
-        w.attr_opt("Instance", &self.instance);
-        w.attr("ID", &self.id);
-        w.attr_opt("ID_Context", &self.id_context);
-        if let Some(v) = &self.company_name {
-            rt::Encode::encode(v, w, "CompanyName");
-        }
-        w.end(name);
-    }
 }

@@ -16,106 +16,143 @@ use super::hotel_res_modify::{
 };
 
 /// Ask which rooms are available, at what price, for given dates and rooms: in one hotel (Criterion with HotelRef) or in an area (Criterion with RefPoint, a country or a region). One RoomStayCandidate per room wanted, with its guests by age category. The answer lists bookable offers; nothing is held.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelAvailRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_AVAIL_RQ)]
 pub struct OtaHotelAvailRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// The most offers (RoomStay elements) wanted in the answer, e.g. 200.
     #[yaserde(attribute = true, rename = "MaxResponses")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_responses: Option<u64>,
     /// OpenTravel 2016B: the currency the client would like prices in. Taken and ignored: every amount of the answer states its currency, the hotel's (no conversion).
     #[yaserde(attribute = true, rename = "RequestedCurrency")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub requested_currency: Option<String>,
     /// OpenTravel 2016B: whether only the requested currency is wanted. Taken and ignored.
     #[yaserde(attribute = true, rename = "RequestedCurrencyIndicator")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub requested_currency_indicator: Option<String>,
     /// OpenTravel 2016B: the order of the answer. Taken and ignored (offers come by hotel and price).
     #[yaserde(attribute = true, rename = "SortOrder")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub sort_order: Option<String>,
     /// OpenTravel 2016B: only available rates. Taken and ignored: only bookable offers are listed.
     #[yaserde(attribute = true, rename = "AvailRatesOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub avail_rates_only: Option<String>,
     /// OpenTravel 2016B: on-request rates too. Taken and ignored (there are none).
     #[yaserde(attribute = true, rename = "OnRequestInd")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub on_request_ind: Option<String>,
     /// OpenTravel 2016B: only exact matches. Taken and ignored: the criteria are matched exactly.
     #[yaserde(attribute = true, rename = "ExactMatchOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub exact_match_only: Option<String>,
     /// OpenTravel 2016B: partial availability too. Taken and ignored (offers cover the whole stay).
     #[yaserde(attribute = true, rename = "AllowPartialAvail")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub allow_partial_avail: Option<String>,
     /// OpenTravel 2016B: the search is for a modification. Taken and ignored.
     #[yaserde(attribute = true, rename = "IsModify")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub is_modify: Option<String>,
     /// OpenTravel 2016B: how fresh the data must be. Taken and ignored (always live).
     #[yaserde(attribute = true, rename = "SearchCacheLevel")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub search_cache_level: Option<String>,
     /// OpenTravel 2016B: hotel stays only. Taken and ignored (there is nothing else).
     #[yaserde(attribute = true, rename = "HotelStayOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_stay_only: Option<String>,
     /// OpenTravel 2016B: rate details wanted. Taken and ignored (always given).
     #[yaserde(attribute = true, rename = "RateDetailsInd")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub rate_details_ind: Option<String>,
     /// OpenTravel 2016B: duplicate offers. Taken and ignored.
     #[yaserde(attribute = true, rename = "DuplicateInd")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub duplicate_ind: Option<String>,
     /// OpenTravel 2016B: how to price. Taken and ignored (each night priced, totals after tax).
     #[yaserde(attribute = true, rename = "PricingMethod")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub pricing_method: Option<String>,
     /// OpenTravel 2016B: true asks for a summary of each hotel instead of its offers: not supported (Type 2).
     #[yaserde(attribute = true, rename = "SummaryOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub summary_only: Option<String>,
     /// OpenTravel 2016B: true asks for the best offer of each hotel only: not supported (Type 2).
     #[yaserde(attribute = true, rename = "BestOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub best_only: Option<String>,
     /// OpenTravel 2016B: true asks for each hotel's range of rates only: not supported (Type 2).
     #[yaserde(attribute = true, rename = "RateRangeOnly")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub rate_range_only: Option<String>,
     /// Point of sale with the two Source elements (see Authentication). The Type 22 RequestorID may carry an Instance (MF002 and MF005 are seen on this message).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -126,33 +163,47 @@ pub struct OtaHotelAvailRq {
 }
 
 /// Response to a hotel availability request: Success, optional Warnings and the offers found (RoomStays), or Errors alone. When nothing is available the answer is Success with a Type 11 warning (e.g. Code 427 no availability, 424 no hotels found) and no RoomStays. Each RoomStay is one offer for one requested room (RoomStayCandidateRPH) and can be booked as is with /hotelbook: BasicPropertyInfo@HotelCode, RoomTypes/RoomType@RoomTypeCode, the board in RoomRates/RoomRate/Features, TimeSpan and GuestCounts.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelAvailRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_AVAIL_RS)]
 pub struct OtaHotelAvailRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The availability request was processed.
     ///
@@ -321,13 +372,23 @@ impl rt::ToValue for RefPointContext {
 }
 
 /// List of availability request segments.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailRequestSegments",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_REQUEST_SEGMENTS)]
 pub struct AvailRequestSegments {
     /// One availability request: where, when and which rooms (the service's clients send one).
     #[yaserde(prefix = "ota", rename = "AvailRequestSegment")]
@@ -335,27 +396,41 @@ pub struct AvailRequestSegments {
 }
 
 /// One availability request. The children follow the OpenTravel 2016B order (HotelSearchCriteria, StayDateRange, RoomStayCandidates); OpenTravel 2008A, whose order the gateway's documentation lists, had HotelSearchCriteria last.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailRequestSegment",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_REQUEST_SEGMENT)]
 pub struct AvailRequestSegment {
     /// Source of the data as agreed between the trading partners (1 to 32 characters; the gateway's samples send 12). Kept, not used to select offers.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "InfoSource")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub info_source: Option<String>,
     /// OpenTravel 2016B: Room, NonRoom or Both: what is asked for. NonRoom is not supported (Type 2); the others are rooms.
     #[yaserde(attribute = true, rename = "AvailReqType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub avail_req_type: Option<String>,
     /// OpenTravel 2016B: the kind of answer wanted. Taken and ignored: the answer lists offers.
     #[yaserde(attribute = true, rename = "ResponseType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub response_type: Option<String>,
     /// OpenTravel 2016B: where to go on from in a paged answer. Taken and ignored: the answer is not paged (MaxResponses bounds it).
     #[yaserde(attribute = true, rename = "MoreDataEchoToken")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub more_data_echo_token: Option<String>,
     /// Where to search: one hotel or an area.
     #[yaserde(prefix = "ota", rename = "HotelSearchCriteria")]
@@ -381,45 +456,70 @@ pub struct AvailRequestSegment {
 }
 
 /// The dates of a stay: Start (arrival) and End (departure), or (OpenTravel 2016B) Start and a Duration in nights; with both, they must agree.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "StayDates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = STAY_DATES, empty)]
 pub struct StayDates {
     /// The arrival date (YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE)]
     pub start: rt::Date,
     /// The departure date (YYYY-MM-DD); the nights are Start to the day before End. Required unless Duration gives the nights.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE)]
     pub end: Option<rt::Date>,
     /// OpenTravel 2016B: the number of nights, P3D or P3N (three nights).
     ///
     /// Value type: `StayDuration` (`xs:string`); checked when decoding: matches `P[0-9]{1,3}[DN]`.
     #[yaserde(attribute = true, rename = "Duration")]
+    #[codec(value = STAY_DURATION)]
     pub duration: Option<String>,
 }
 
 /// List of search criteria; a hotel matches when it matches any Criterion.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelSearchCriteria",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_SEARCH_CRITERIA)]
 pub struct HotelSearchCriteria {
     /// OpenTravel 2016B: only available hotels. Taken and ignored: only bookable offers are listed.
     #[yaserde(attribute = true, rename = "AvailableOnlyIndicator")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub available_only_indicator: Option<String>,
     /// OpenTravel 2016B: true asks for the best offer of each hotel only: not supported (Type 2).
     #[yaserde(attribute = true, rename = "BestOnlyIndicator")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub best_only_indicator: Option<String>,
     /// One criterion: a hotel (HotelRef) or an area (RefPoint).
     #[yaserde(prefix = "ota", rename = "Criterion")]
@@ -427,31 +527,47 @@ pub struct HotelSearchCriteria {
 }
 
 /// One search criterion: places (RefPoint) or hotels (HotelRef); OpenTravel 2016B may also give the stay dates and the rooms here, as the segment does. Its other ways to search (an address, a position, amenities, awards, …) are taken and answered Type 2 (not supported), naming the first.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelSearchCriterion",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_SEARCH_CRITERION)]
 pub struct HotelSearchCriterion {
     /// True: the criterion must match exactly (sent with HotelRef, for one hotel).
     #[yaserde(attribute = true, rename = "ExactMatch")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub exact_match: Option<bool>,
     /// OpenTravel 2016B: how much the criterion matters. Taken and ignored: every criterion is matched.
     #[yaserde(attribute = true, rename = "ImportanceType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub importance_type: Option<String>,
     /// OpenTravel 2016B: the criterion's rank. Taken and ignored.
     #[yaserde(attribute = true, rename = "Ranking")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub ranking: Option<String>,
     /// OpenTravel 2016B: how an address is matched. Taken and ignored (no address search).
     #[yaserde(attribute = true, rename = "AddressSearchScope")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub address_search_scope: Option<String>,
     /// OpenTravel 2016B: whether other hotels may be offered. Taken and ignored: only the hotels asked for are.
     #[yaserde(attribute = true, rename = "AlternateAvailability")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub alternate_availability: Option<String>,
     /// OpenTravel 2016B: the source of the data. Taken and ignored.
     #[yaserde(attribute = true, rename = "InfoSource")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub info_source: Option<String>,
     /// An area search: RefPoint@CodeContext Country or Region, with the place name as text.
     #[yaserde(prefix = "ota", rename = "RefPoint")]
@@ -540,16 +656,27 @@ pub struct HotelSearchCriterion {
 }
 
 /// A place to search in: its name as text, its kind in CodeContext.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RefPoint",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = REF_POINT, text = STRING_LENGTH1TO64)]
 pub struct RefPoint {
     /// What the text names: Country (a country name or ISO code, matched against the hotels' address) or Region (a region name, matched against the hotels' region).
     #[yaserde(attribute = true, rename = "CodeContext")]
+    #[codec(value = REF_POINT_CONTEXT)]
     pub code_context: RefPointContext,
     /// The element's text content.
     ///
@@ -559,57 +686,88 @@ pub struct RefPoint {
 }
 
 /// One hotel to search in, by its HotelCode. OpenTravel 2016B's other ways to name hotels (chain, brand, city, name, …) are taken and ignored beside a HotelCode, and answered Type 2 (not supported) without one.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelRef",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_REF, empty)]
 pub struct HotelRef {
     /// Hotel code (string), e.g. HTL00042. Required by the service (OpenTravel 2016B lets a HotelRef name hotels otherwise).
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: Option<String>,
     /// OpenTravel 2016B: the hotel by its chain's code.
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_code: Option<String>,
     /// OpenTravel 2016B: the hotel by its brand's code.
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_code: Option<String>,
     /// OpenTravel 2016B: the hotel by its city's code.
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_city_code: Option<String>,
     /// OpenTravel 2016B: the hotel by its name.
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_name: Option<String>,
     /// OpenTravel 2016B: the hotel by what HotelCode is a code of.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code_context: Option<String>,
     /// OpenTravel 2016B: the hotel by its chain's name.
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_name: Option<String>,
     /// OpenTravel 2016B: the hotel by its brand's name.
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_name: Option<String>,
     /// OpenTravel 2016B: the hotel by its area.
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// OpenTravel 2016B: the hotel by its TTI code.
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tt_icode: Option<String>,
     /// OpenTravel 2016B: the hotel by its category.
     #[yaserde(attribute = true, rename = "SegmentCategoryCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub segment_category_code: Option<String>,
 }
 
 /// List of the rooms wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStayCandidates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY_CANDIDATES)]
 pub struct RoomStayCandidates {
     /// One room wanted, with its guests.
     #[yaserde(prefix = "ota", rename = "RoomStayCandidate")]
@@ -617,45 +775,65 @@ pub struct RoomStayCandidates {
 }
 
 /// One room wanted: who stays in it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStayCandidate",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY_CANDIDATE)]
 pub struct RoomStayCandidate {
     /// Number of this room in the request; the offers for it carry it as RoomStayCandidateRPH. When absent, the room's position (1-based) among the RoomStayCandidate elements is used.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = RPH_NUMBER)]
     pub rph: Option<u64>,
     /// OpenTravel 2016B: how many rooms of this kind: 1 (or absent) is one room; more is not supported (Type 2): send one RoomStayCandidate per room.
     #[yaserde(attribute = true, rename = "Quantity")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub quantity: Option<u64>,
     /// OpenTravel 2016B: only this room type. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_type_code: Option<String>,
     /// OpenTravel 2016B: only this kind of room. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "RoomType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_type: Option<String>,
     /// OpenTravel 2016B: only this room category. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "RoomCategory")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_category: Option<String>,
     /// OpenTravel 2016B: only this bed type. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "BedTypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub bed_type_code: Option<String>,
     /// OpenTravel 2016B: only non-smoking rooms. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "NonSmoking")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub non_smoking: Option<String>,
     /// OpenTravel 2016B: a promotion's rates. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "PromotionCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub promotion_code: Option<String>,
     /// OpenTravel 2016B: only the rate plans of a RatePlanCandidate. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "RatePlanCandidateRPH")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub rate_plan_candidate_rph: Option<String>,
     /// OpenTravel 2016B: only this booking code. Not supported (Type 2).
     #[yaserde(attribute = true, rename = "BookingCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub booking_code: Option<String>,
     /// The guests of the room by age category: GuestCount@Count@AgeQualifyingCode, with @Age for children. Required by the service (optional in OpenTravel 2016B).
     #[yaserde(prefix = "ota", rename = "GuestCounts")]
@@ -666,13 +844,23 @@ pub struct RoomStayCandidate {
 }
 
 /// The guests of a room (or of an offer, or one guest of a booking) by age category.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "OccupancyGuestCounts",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OCCUPANCY_GUEST_COUNTS)]
 pub struct OccupancyGuestCounts {
     /// A number of guests of one age category (and, for children, one age).
     #[yaserde(prefix = "ota", rename = "GuestCount")]
@@ -680,37 +868,60 @@ pub struct OccupancyGuestCounts {
 }
 
 /// A number of guests of one age category, e.g. Count 2 AgeQualifyingCode 10 (two adults), or Count 1 AgeQualifyingCode 8 Age 9 (a child of 9).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "OccupancyGuestCount",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OCCUPANCY_GUEST_COUNT, empty)]
 pub struct OccupancyGuestCount {
     /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior, or another code.
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: Option<AgeQualifyingCode>,
     /// Age in years of these guests (children: required by the gateway to price them).
     ///
     /// Value type: `GuestAge` (`xs:nonNegativeInteger`); checked when decoding: at most `999`.
     #[yaserde(attribute = true, rename = "Age")]
+    #[codec(value = GUEST_AGE)]
     pub age: Option<u64>,
     /// How many guests (1 to 999).
     ///
     /// Value type: `GuestQuantity` (`xs:positiveInteger`); checked when decoding: at most `999`.
     #[yaserde(attribute = true, rename = "Count")]
+    #[codec(value = GUEST_QUANTITY)]
     pub count: Option<u64>,
 }
 
 /// List of offers.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailRoomStays",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_ROOM_STAYS)]
 pub struct AvailRoomStays {
     /// One offer: one room type with one board in one hotel, for the dates and guests of one requested room.
     #[yaserde(prefix = "ota", rename = "RoomStay")]
@@ -718,23 +929,35 @@ pub struct AvailRoomStays {
 }
 
 /// One bookable offer. To book it, send in /hotelbook a RoomStay with the same RoomTypes/RoomType@RoomTypeCode, the board of RoomRates/RoomRate/Features (and a board Service with that code), the same TimeSpan and BasicPropertyInfo@HotelCode, and guests matching GuestCounts. The children follow the OpenTravel 2016B RoomStayType order.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailRoomStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_ROOM_STAY)]
 pub struct AvailRoomStay {
     /// The requested room this offer is for: the RPH of its RoomStayCandidate (or its 1-based position).
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RoomStayCandidateRPH")]
+    #[codec(value = RPH_NUMBER)]
     pub room_stay_candidate_rph: Option<u64>,
     /// Number of the offer within this answer (1-based), e.g. for Warning@RPH.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = RPH_NUMBER)]
     pub rph: Option<u64>,
     /// The room type offered: RoomType@RoomTypeCode with its name in RoomDescription/Text.
     #[yaserde(prefix = "ota", rename = "RoomTypes")]
@@ -760,13 +983,23 @@ pub struct AvailRoomStay {
 }
 
 /// List of room rates of an offer or a booked room.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "OfferRoomRates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OFFER_ROOM_RATES)]
 pub struct OfferRoomRates {
     /// The rate of one room type with one board (one per offer or room).
     #[yaserde(prefix = "ota", rename = "RoomRate")]
@@ -774,16 +1007,27 @@ pub struct OfferRoomRates {
 }
 
 /// The rate of a room type: the nightly rates (when given), the board as a feature and the total. The children follow the OpenTravel 2016B RoomRateType order (Rates, Features, Total).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "OfferRoomRate",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OFFER_ROOM_RATE)]
 pub struct OfferRoomRate {
     /// Room code (string) the rate is for, the RoomTypeCode of the RoomType, e.g. RMSD000000.
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_type_code: String,
     /// With Instance PriceBreakdown on the Type 22 RequestorID: the price broken down per night (one Rate per night, RateTimeUnit Day) and, in a hotel booking answer, per guest (a last Rate with RateTimeUnit FullDuration whose AdditionalGuestAmounts are the per-guest totals).
     #[yaserde(prefix = "ota", rename = "Rates")]
@@ -797,13 +1041,23 @@ pub struct OfferRoomRate {
 }
 
 /// List of rates of a room.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomNightRates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_NIGHT_RATES)]
 pub struct RoomNightRates {
     /// One rate: for one night (RateTimeUnit Day) or for the whole stay (RateTimeUnit FullDuration).
     #[yaserde(prefix = "ota", rename = "Rate")]
@@ -811,32 +1065,47 @@ pub struct RoomNightRates {
 }
 
 /// The price of a room for a span of nights: Base is the rate component of the room, AdditionalGuestAmounts its part per guest, Total the sum. A nightly rate has EffectiveDate the night, ExpireDate the next day with ExpireDateExclusiveInd true, RateTimeUnit Day and UnitMultiplier 1. The per-guest totals of a booking with PriceBreakdown are one Rate with EffectiveDate the arrival, ExpireDate the departure (exclusive), RateTimeUnit FullDuration and one AdditionalGuestAmount per guest. The children follow the OpenTravel 2016B AmountType order (Base, AdditionalGuestAmounts, Total).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomNightRate",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_NIGHT_RATE)]
 pub struct RoomNightRate {
     /// First night of the span (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "EffectiveDate")]
+    #[codec(value = DATE)]
     pub effective_date: rt::Date,
     /// End of the span (date, YYYY-MM-DD): the day after its last night when ExpireDateExclusiveInd is true, else its last night.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "ExpireDate")]
+    #[codec(value = DATE)]
     pub expire_date: Option<rt::Date>,
     /// True: ExpireDate is the first day after the span (the gateway always sends true).
     #[yaserde(attribute = true, rename = "ExpireDateExclusiveInd")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub expire_date_exclusive_ind: Option<bool>,
     /// Day for a nightly rate, FullDuration for the whole stay.
     #[yaserde(attribute = true, rename = "RateTimeUnit")]
+    #[codec(value = RATE_TIME_UNIT)]
     pub rate_time_unit: Option<RateTimeUnit>,
     /// How many RateTimeUnit the rate covers (1 for a nightly rate).
     #[yaserde(attribute = true, rename = "UnitMultiplier")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub unit_multiplier: Option<u64>,
     /// The room's rate for the span (AmountAfterTax, CurrencyCode), before the per-guest parts.
     #[yaserde(prefix = "ota", rename = "Base")]
@@ -850,13 +1119,23 @@ pub struct RoomNightRate {
 }
 
 /// List of per-guest parts of a rate.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestAmounts",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_AMOUNTS)]
 pub struct GuestAmounts {
     /// The part of one guest.
     #[yaserde(prefix = "ota", rename = "AdditionalGuestAmount")]
@@ -864,21 +1143,33 @@ pub struct GuestAmounts {
 }
 
 /// The part of one guest in a rate: Amount, for the guest RPH (the ResGuestRPH of a booking) of category AgeQualifyingCode.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestAmount",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_AMOUNT)]
 pub struct GuestAmount {
     /// Age category of the guest (OTA AQC): 10 adult, 8 child, ...
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: Option<AgeQualifyingCode>,
     /// The guest: in a hotel booking, the ResGuestRPH of its ResGuest.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = RPH_NUMBER)]
     pub rph: Option<u64>,
     /// The guest's amount (AmountAfterTax, CurrencyCode).
     #[yaserde(prefix = "ota", rename = "Amount")]
@@ -886,43 +1177,6 @@ pub struct GuestAmount {
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelAvailRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            max_responses: Default::default(),
-            requested_currency: Default::default(),
-            requested_currency_indicator: Default::default(),
-            sort_order: Default::default(),
-            avail_rates_only: Default::default(),
-            on_request_ind: Default::default(),
-            exact_match_only: Default::default(),
-            allow_partial_avail: Default::default(),
-            is_modify: Default::default(),
-            search_cache_level: Default::default(),
-            hotel_stay_only: Default::default(),
-            rate_details_ind: Default::default(),
-            duplicate_ind: Default::default(),
-            pricing_method: Default::default(),
-            summary_only: Default::default(),
-            best_only: Default::default(),
-            rate_range_only: Default::default(),
-            pos: Default::default(),
-            avail_request_segments: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelAvailRq {
     const ROOT: &'static str = "OTA_HotelAvailRQ";
@@ -946,22 +1200,6 @@ impl rt::PosRequest for OtaHotelAvailRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelAvailRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            room_stays: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelAvailRs {
     const ROOT: &'static str = "OTA_HotelAvailRS";
@@ -1007,1324 +1245,5 @@ impl rt::Response for OtaHotelAvailRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelAvailRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "MaxResponses" => {
-                    out.max_responses = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "RequestedCurrency" => {
-                    out.requested_currency = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RequestedCurrencyIndicator" => {
-                    out.requested_currency_indicator = cx
-                        .value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SortOrder" => out.sort_order = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "AvailRatesOnly" => {
-                    out.avail_rates_only = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "OnRequestInd" => {
-                    out.on_request_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ExactMatchOnly" => {
-                    out.exact_match_only = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "AllowPartialAvail" => {
-                    out.allow_partial_avail = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "IsModify" => out.is_modify = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "SearchCacheLevel" => {
-                    out.search_cache_level = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "HotelStayOnly" => {
-                    out.hotel_stay_only = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RateDetailsInd" => {
-                    out.rate_details_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "DuplicateInd" => {
-                    out.duplicate_ind = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "PricingMethod" => {
-                    out.pricing_method = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SummaryOnly" => {
-                    out.summary_only = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "BestOnly" => out.best_only = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "RateRangeOnly" => {
-                    out.rate_range_only = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "AvailRequestSegments" => {
-                    rt::set(
-                        &mut out.avail_request_segments,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelAvailRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        w.attr_opt("RequestedCurrency", &self.requested_currency);
-        w.attr_opt("RequestedCurrencyIndicator", &self.requested_currency_indicator);
-        w.attr_opt("SortOrder", &self.sort_order);
-        w.attr_opt("AvailRatesOnly", &self.avail_rates_only);
-        w.attr_opt("OnRequestInd", &self.on_request_ind);
-        w.attr_opt("ExactMatchOnly", &self.exact_match_only);
-        w.attr_opt("AllowPartialAvail", &self.allow_partial_avail);
-        w.attr_opt("IsModify", &self.is_modify);
-        w.attr_opt("SearchCacheLevel", &self.search_cache_level);
-        w.attr_opt("HotelStayOnly", &self.hotel_stay_only);
-        w.attr_opt("RateDetailsInd", &self.rate_details_ind);
-        w.attr_opt("DuplicateInd", &self.duplicate_ind);
-        w.attr_opt("PricingMethod", &self.pricing_method);
-        w.attr_opt("SummaryOnly", &self.summary_only);
-        w.attr_opt("BestOnly", &self.best_only);
-        w.attr_opt("RateRangeOnly", &self.rate_range_only);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.avail_request_segments, w, "AvailRequestSegments");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelAvailRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelAvailRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailRequestSegments {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_REQUEST_SEGMENTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "AvailRequestSegment" => {
-                    rt::push(
-                        &mut out.avail_request_segment,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailRequestSegments {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.avail_request_segment {
-            rt::Encode::encode(v, w, "AvailRequestSegment");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailRequestSegment {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_REQUEST_SEGMENT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "InfoSource" => {
-                    out.info_source = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "AvailReqType" => {
-                    out.avail_req_type = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ResponseType" => {
-                    out.response_type = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "MoreDataEchoToken" => {
-                    out.more_data_echo_token = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelSearchCriteria" => {
-                    rt::set(
-                        &mut out.hotel_search_criteria,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "StayDateRange" => {
-                    out.stay_date_range = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RoomStayCandidates" => {
-                    out.room_stay_candidates = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RateRange" => {
-                    rt::push(&mut out.rate_range, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RatePlanCandidates" => {
-                    out.rate_plan_candidates = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailRequestSegment {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("InfoSource", &self.info_source);
-        w.attr_opt("AvailReqType", &self.avail_req_type);
-        w.attr_opt("ResponseType", &self.response_type);
-        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
-        rt::Encode::encode(&self.hotel_search_criteria, w, "HotelSearchCriteria");
-        if let Some(v) = &self.stay_date_range {
-            rt::Encode::encode(v, w, "StayDateRange");
-        }
-        if let Some(v) = &self.room_stay_candidates {
-            rt::Encode::encode(v, w, "RoomStayCandidates");
-        }
-        for v in &self.rate_range {
-            rt::Encode::encode(v, w, "RateRange");
-        }
-        if let Some(v) = &self.rate_plan_candidates {
-            rt::Encode::encode(v, w, "RatePlanCandidates");
-        }
-        if let Some(v) = &self.profiles {
-            rt::Encode::encode(v, w, "Profiles");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for StayDates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::STAY_DATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => rt::set(&mut out.start, cx.value(&attr, &schema::DATE)?),
-                "End" => out.end = cx.value(&attr, &schema::DATE)?,
-                "Duration" => out.duration = cx.value(&attr, &schema::STAY_DURATION)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for StayDates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr_opt("End", &self.end);
-        w.attr_opt("Duration", &self.duration);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelSearchCriteria {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_SEARCH_CRITERIA;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AvailableOnlyIndicator" => {
-                    out.available_only_indicator = cx
-                        .value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "BestOnlyIndicator" => {
-                    out.best_only_indicator = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Criterion" => {
-                    rt::push(&mut out.criterion, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelSearchCriteria {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AvailableOnlyIndicator", &self.available_only_indicator);
-        w.attr_opt("BestOnlyIndicator", &self.best_only_indicator);
-        for v in &self.criterion {
-            rt::Encode::encode(v, w, "Criterion");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelSearchCriterion {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_SEARCH_CRITERION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ExactMatch" => {
-                    out.exact_match = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "ImportanceType" => {
-                    out.importance_type = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Ranking" => out.ranking = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "AddressSearchScope" => {
-                    out.address_search_scope = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "AlternateAvailability" => {
-                    out.alternate_availability = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "InfoSource" => {
-                    out.info_source = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RefPoint" => {
-                    rt::push(&mut out.ref_point, cx.element(&next, rt::Decode::decode)?)
-                }
-                "HotelRef" => {
-                    rt::push(&mut out.hotel_ref, cx.element(&next, rt::Decode::decode)?)
-                }
-                "StayDateRange" => {
-                    out.stay_date_range = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RoomStayCandidates" => {
-                    out.room_stay_candidates = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
-                "Address" => out.address = cx.element(&next, rt::Decode::decode)?,
-                "Telephone" => out.telephone = cx.element(&next, rt::Decode::decode)?,
-                "CodeRef" => out.code_ref = cx.element(&next, rt::Decode::decode)?,
-                "Radius" => out.radius = cx.element(&next, rt::Decode::decode)?,
-                "MapArea" => out.map_area = cx.element(&next, rt::Decode::decode)?,
-                "AdditionalContents" => {
-                    out.additional_contents = cx.element(&next, rt::Decode::decode)?;
-                }
-                "HotelAmenity" => {
-                    rt::push(
-                        &mut out.hotel_amenity,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "RoomAmenity" => {
-                    rt::push(
-                        &mut out.room_amenity,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "HotelFeature" => {
-                    rt::push(
-                        &mut out.hotel_feature,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Award" => {
-                    rt::push(&mut out.award, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Recreation" => {
-                    rt::push(&mut out.recreation, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Service" => {
-                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Transportation" => {
-                    rt::push(
-                        &mut out.transportation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "RateRange" => {
-                    rt::push(&mut out.rate_range, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RatePlanCandidates" => {
-                    out.rate_plan_candidates = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
-                "AcceptedPayments" => {
-                    out.accepted_payments = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Media" => {
-                    rt::push(&mut out.media, cx.element(&next, rt::Decode::decode)?)
-                }
-                "HotelMeetingFacility" => {
-                    rt::push(
-                        &mut out.hotel_meeting_facility,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "MealPlan" => out.meal_plan = cx.element(&next, rt::Decode::decode)?,
-                "RebatePrograms" => {
-                    out.rebate_programs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "UserGeneratedContent" => {
-                    out.user_generated_content = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelSearchCriterion {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ExactMatch", &self.exact_match);
-        w.attr_opt("ImportanceType", &self.importance_type);
-        w.attr_opt("Ranking", &self.ranking);
-        w.attr_opt("AddressSearchScope", &self.address_search_scope);
-        w.attr_opt("AlternateAvailability", &self.alternate_availability);
-        w.attr_opt("InfoSource", &self.info_source);
-        for v in &self.ref_point {
-            rt::Encode::encode(v, w, "RefPoint");
-        }
-        for v in &self.hotel_ref {
-            rt::Encode::encode(v, w, "HotelRef");
-        }
-        if let Some(v) = &self.stay_date_range {
-            rt::Encode::encode(v, w, "StayDateRange");
-        }
-        if let Some(v) = &self.room_stay_candidates {
-            rt::Encode::encode(v, w, "RoomStayCandidates");
-        }
-        if let Some(v) = &self.position {
-            rt::Encode::encode(v, w, "Position");
-        }
-        if let Some(v) = &self.address {
-            rt::Encode::encode(v, w, "Address");
-        }
-        if let Some(v) = &self.telephone {
-            rt::Encode::encode(v, w, "Telephone");
-        }
-        if let Some(v) = &self.code_ref {
-            rt::Encode::encode(v, w, "CodeRef");
-        }
-        if let Some(v) = &self.radius {
-            rt::Encode::encode(v, w, "Radius");
-        }
-        if let Some(v) = &self.map_area {
-            rt::Encode::encode(v, w, "MapArea");
-        }
-        if let Some(v) = &self.additional_contents {
-            rt::Encode::encode(v, w, "AdditionalContents");
-        }
-        for v in &self.hotel_amenity {
-            rt::Encode::encode(v, w, "HotelAmenity");
-        }
-        for v in &self.room_amenity {
-            rt::Encode::encode(v, w, "RoomAmenity");
-        }
-        for v in &self.hotel_feature {
-            rt::Encode::encode(v, w, "HotelFeature");
-        }
-        for v in &self.award {
-            rt::Encode::encode(v, w, "Award");
-        }
-        for v in &self.recreation {
-            rt::Encode::encode(v, w, "Recreation");
-        }
-        for v in &self.service {
-            rt::Encode::encode(v, w, "Service");
-        }
-        for v in &self.transportation {
-            rt::Encode::encode(v, w, "Transportation");
-        }
-        for v in &self.rate_range {
-            rt::Encode::encode(v, w, "RateRange");
-        }
-        if let Some(v) = &self.rate_plan_candidates {
-            rt::Encode::encode(v, w, "RatePlanCandidates");
-        }
-        if let Some(v) = &self.profiles {
-            rt::Encode::encode(v, w, "Profiles");
-        }
-        if let Some(v) = &self.accepted_payments {
-            rt::Encode::encode(v, w, "AcceptedPayments");
-        }
-        for v in &self.media {
-            rt::Encode::encode(v, w, "Media");
-        }
-        for v in &self.hotel_meeting_facility {
-            rt::Encode::encode(v, w, "HotelMeetingFacility");
-        }
-        if let Some(v) = &self.meal_plan {
-            rt::Encode::encode(v, w, "MealPlan");
-        }
-        if let Some(v) = &self.rebate_programs {
-            rt::Encode::encode(v, w, "RebatePrograms");
-        }
-        if let Some(v) = &self.user_generated_content {
-            rt::Encode::encode(v, w, "UserGeneratedContent");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RefPoint {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::REF_POINT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CodeContext" => {
-                    rt::set(
-                        &mut out.code_context,
-                        cx.value(&attr, &schema::REF_POINT_CONTEXT)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        rt::set(&mut out.value, cx.text(node, &schema::STRING_LENGTH1TO64)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RefPoint {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("CodeContext", &self.code_context);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelRef {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_REF;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "SegmentCategoryCode" => {
-                    out.segment_category_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelRef {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        w.attr_opt("SegmentCategoryCode", &self.segment_category_code);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStayCandidates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_CANDIDATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStayCandidate" => {
-                    rt::push(
-                        &mut out.room_stay_candidate,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStayCandidates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_stay_candidate {
-            rt::Encode::encode(v, w, "RoomStayCandidate");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStayCandidate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_CANDIDATE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
-                "Quantity" => {
-                    out.quantity = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "RoomTypeCode" => {
-                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RoomType" => out.room_type = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "RoomCategory" => {
-                    out.room_category = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "BedTypeCode" => {
-                    out.bed_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "NonSmoking" => {
-                    out.non_smoking = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "PromotionCode" => {
-                    out.promotion_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RatePlanCandidateRPH" => {
-                    out.rate_plan_candidate_rph = cx
-                        .value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "BookingCode" => {
-                    out.booking_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GuestCounts" => {
-                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RoomAmenity" => {
-                    rt::push(
-                        &mut out.room_amenity,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStayCandidate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RPH", &self.rph);
-        w.attr_opt("Quantity", &self.quantity);
-        w.attr_opt("RoomTypeCode", &self.room_type_code);
-        w.attr_opt("RoomType", &self.room_type);
-        w.attr_opt("RoomCategory", &self.room_category);
-        w.attr_opt("BedTypeCode", &self.bed_type_code);
-        w.attr_opt("NonSmoking", &self.non_smoking);
-        w.attr_opt("PromotionCode", &self.promotion_code);
-        w.attr_opt("RatePlanCandidateRPH", &self.rate_plan_candidate_rph);
-        w.attr_opt("BookingCode", &self.booking_code);
-        if let Some(v) = &self.guest_counts {
-            rt::Encode::encode(v, w, "GuestCounts");
-        }
-        for v in &self.room_amenity {
-            rt::Encode::encode(v, w, "RoomAmenity");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OccupancyGuestCounts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OCCUPANCY_GUEST_COUNTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GuestCount" => {
-                    rt::push(
-                        &mut out.guest_count,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OccupancyGuestCounts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.guest_count {
-            rt::Encode::encode(v, w, "GuestCount");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OccupancyGuestCount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OCCUPANCY_GUEST_COUNT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AgeQualifyingCode" => {
-                    out.age_qualifying_code = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "Age" => out.age = cx.value(&attr, &schema::GUEST_AGE)?,
-                "Count" => out.count = cx.value(&attr, &schema::GUEST_QUANTITY)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OccupancyGuestCount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("Age", &self.age);
-        w.attr_opt("Count", &self.count);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailRoomStays {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ROOM_STAYS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStay" => {
-                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailRoomStays {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_stay {
-            rt::Encode::encode(v, w, "RoomStay");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailRoomStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ROOM_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RoomStayCandidateRPH" => {
-                    out.room_stay_candidate_rph = cx.value(&attr, &schema::RPH_NUMBER)?;
-                }
-                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomTypes" => {
-                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomRates" => {
-                    rt::set(&mut out.room_rates, cx.element(&next, rt::Decode::decode)?)
-                }
-                "GuestCounts" => {
-                    rt::set(
-                        &mut out.guest_counts,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "TimeSpan" => {
-                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
-                }
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => {
-                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
-                }
-                "BasicPropertyInfo" => {
-                    rt::set(
-                        &mut out.basic_property_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailRoomStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RoomStayCandidateRPH", &self.room_stay_candidate_rph);
-        w.attr_opt("RPH", &self.rph);
-        rt::Encode::encode(&self.room_types, w, "RoomTypes");
-        rt::Encode::encode(&self.room_rates, w, "RoomRates");
-        rt::Encode::encode(&self.guest_counts, w, "GuestCounts");
-        rt::Encode::encode(&self.time_span, w, "TimeSpan");
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        rt::Encode::encode(&self.total, w, "Total");
-        rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OfferRoomRates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OFFER_ROOM_RATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomRate" => {
-                    rt::push(&mut out.room_rate, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OfferRoomRates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_rate {
-            rt::Encode::encode(v, w, "RoomRate");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OfferRoomRate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OFFER_ROOM_RATE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RoomTypeCode" => {
-                    rt::set(
-                        &mut out.room_type_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Rates" => out.rates = cx.element(&next, rt::Decode::decode)?,
-                "Features" => {
-                    rt::set(&mut out.features, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OfferRoomRate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("RoomTypeCode", &self.room_type_code);
-        if let Some(v) = &self.rates {
-            rt::Encode::encode(v, w, "Rates");
-        }
-        rt::Encode::encode(&self.features, w, "Features");
-        if let Some(v) = &self.total {
-            rt::Encode::encode(v, w, "Total");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomNightRates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_NIGHT_RATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Rate" => rt::push(&mut out.rate, cx.element(&next, rt::Decode::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomNightRates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.rate {
-            rt::Encode::encode(v, w, "Rate");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomNightRate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_NIGHT_RATE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EffectiveDate" => {
-                    rt::set(&mut out.effective_date, cx.value(&attr, &schema::DATE)?)
-                }
-                "ExpireDate" => out.expire_date = cx.value(&attr, &schema::DATE)?,
-                "ExpireDateExclusiveInd" => {
-                    out.expire_date_exclusive_ind = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "RateTimeUnit" => {
-                    out.rate_time_unit = cx.value(&attr, &schema::RATE_TIME_UNIT)?;
-                }
-                "UnitMultiplier" => {
-                    out.unit_multiplier = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Base" => out.base = cx.element(&next, rt::Decode::decode)?,
-                "AdditionalGuestAmounts" => {
-                    out.additional_guest_amounts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomNightRate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("EffectiveDate", &self.effective_date);
-        w.attr_opt("ExpireDate", &self.expire_date);
-        w.attr_opt("ExpireDateExclusiveInd", &self.expire_date_exclusive_ind);
-        w.attr_opt("RateTimeUnit", &self.rate_time_unit);
-        w.attr_opt("UnitMultiplier", &self.unit_multiplier);
-        if let Some(v) = &self.base {
-            rt::Encode::encode(v, w, "Base");
-        }
-        if let Some(v) = &self.additional_guest_amounts {
-            rt::Encode::encode(v, w, "AdditionalGuestAmounts");
-        }
-        if let Some(v) = &self.total {
-            rt::Encode::encode(v, w, "Total");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestAmounts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_AMOUNTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "AdditionalGuestAmount" => {
-                    rt::push(
-                        &mut out.additional_guest_amount,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestAmounts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.additional_guest_amount {
-            rt::Encode::encode(v, w, "AdditionalGuestAmount");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestAmount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_AMOUNT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AgeQualifyingCode" => {
-                    out.age_qualifying_code = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "RPH" => out.rph = cx.value(&attr, &schema::RPH_NUMBER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Amount" => {
-                    rt::set(&mut out.amount, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestAmount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("RPH", &self.rph);
-        rt::Encode::encode(&self.amount, w, "Amount");
-        w.end(name);
     }
 }

@@ -11,60 +11,81 @@ use super::common::{
 };
 
 /// A supplier tells the availability status of its hotel (OpenTravel 2016B OTA_HotelAvailNotifRQ, POST /hotelavailnotif): per AvailStatusMessage, for the dates, room type and rate plan of its StatusApplicationControl, a booking limit (BookingLimit with BookingLimitMessageType: set, adjust or remove the rooms on sale), restrictions (RestrictionStatus: open or close for stays, arrivals or departures) and lengths of stay (LengthsOfStay: minimum and maximum stay). The whole message is applied in one transaction, or nothing of it.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelAvailNotifRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_AVAIL_NOTIF_RQ)]
 pub struct OtaHotelAvailNotifRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// OpenTravel 2016B: the kind of content (an OpenTravel code). Taken and ignored.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "MessageContentCode")]
+    #[codec(value = OTA_CODE)]
     pub message_content_code: Option<String>,
     /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -78,33 +99,47 @@ pub struct OtaHotelAvailNotifRq {
 }
 
 /// Response to an availability notification (OpenTravel 2016B OTA_HotelAvailNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelAvailNotifRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_AVAIL_NOTIF_RS)]
 pub struct OtaHotelAvailNotifRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The notification was applied (or was a repeat of one already applied).
     ///
@@ -129,59 +164,79 @@ pub struct OtaHotelAvailNotifRs {
 }
 
 /// The status messages of one hotel (OpenTravel 2016B AvailStatusMessages).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailStatusMessages",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_STATUS_MESSAGES)]
 pub struct AvailStatusMessages {
     /// The chain code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub chain_code: Option<String>,
     /// The brand code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub brand_code: Option<String>,
     /// The hotel code (e.g. HTL00042): required by the gateway, which answers a notification without it Type 10.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub hotel_code: Option<String>,
     /// The hotel's city code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub hotel_city_code: Option<String>,
     /// The hotel's name. Taken and ignored.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub hotel_name: Option<String>,
     /// Who issued HotelCode. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub hotel_code_context: Option<String>,
     /// The chain name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub chain_name: Option<String>,
     /// The brand name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub brand_name: Option<String>,
     /// An area code. Taken and ignored.
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// A travel technology code. Taken and ignored.
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub tt_icode: Option<u64>,
     /// One status message.
     #[yaserde(prefix = "ota", rename = "AvailStatusMessage")]
@@ -189,34 +244,51 @@ pub struct AvailStatusMessages {
 }
 
 /// The availability status of one room type (and rate plan) over a date range (OpenTravel 2016B AvailStatusMessageType): a booking limit on its attributes, restrictions and lengths of stay in its children. OpenTravel's revenue management parts (BestAvailableRates, HurdleRate, Delta) are taken and answered Type 2 (not supported).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailStatusMessage",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_STATUS_MESSAGE)]
 pub struct AvailStatusMessage {
     /// OpenTravel 2016B: overrides the receiving system's inventory controls. Taken and ignored.
     #[yaserde(attribute = true, rename = "Override")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub r#override: Option<bool>,
     /// How BookingLimit applies: SetLimit (the rooms on sale), AdjustLimit (added to them), RemoveLimit (no limit of this message any more).
     #[yaserde(attribute = true, rename = "BookingLimitMessageType")]
+    #[codec(value = BOOKING_LIMIT_MESSAGE_TYPE)]
     pub booking_limit_message_type: Option<BookingLimitMessageType>,
     /// The number of rooms (with BookingLimitMessageType).
     #[yaserde(attribute = true, rename = "BookingLimit")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub booking_limit: Option<u64>,
     /// OpenTravel 2016B: the sender's number of this item, echoed in Warnings and Errors by RPH.
     #[yaserde(attribute = true, rename = "LocatorID")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub locator_id: Option<u64>,
     /// OpenTravel 2016B: a threshold of rooms. Taken and ignored.
     #[yaserde(attribute = true, rename = "BookingThreshold")]
+    #[codec(value = rt::schema::XS_INTEGER)]
     pub booking_threshold: Option<i64>,
     /// OpenTravel 2016B: the gender of a shared room (Male, Female, MaleAndFemale, Unknown). Taken and ignored.
     #[yaserde(attribute = true, rename = "RoomGender")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_gender: Option<String>,
     /// OpenTravel 2016B: the room is shared. Taken and ignored.
     #[yaserde(attribute = true, rename = "SharedRoomInd")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub shared_room_ind: Option<bool>,
     /// The dates (Start, End), the room type (InvTypeCode or InvCode), the rate plan (RatePlanCode; absent: every rate plan) and the days of the week. Optional in OpenTravel 2016B; required here.
     #[yaserde(prefix = "ota", rename = "StatusApplicationControl")]
@@ -303,19 +375,31 @@ impl rt::ToValue for BookingLimitMessageType {
 }
 
 /// Lengths of stay of a status message (OpenTravel 2016B LengthsOfStayType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "LengthsOfStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = LENGTHS_OF_STAY)]
 pub struct LengthsOfStay {
     /// True (the gateway's reading when absent): the rule applies to stays arriving on the dates; false: to stays that include the dates (through).
     #[yaserde(attribute = true, rename = "ArrivalDateBased")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub arrival_date_based: Option<bool>,
     /// OpenTravel 2016B: the length of the FullPatternLOS patterns.
     #[yaserde(attribute = true, rename = "FixedPatternLength")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub fixed_pattern_length: Option<u64>,
     /// One length of stay rule.
     #[yaserde(prefix = "ota", rename = "LengthOfStay")]
@@ -323,25 +407,39 @@ pub struct LengthsOfStay {
 }
 
 /// One rule of length of stay (OpenTravel 2016B LengthOfStay).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "LengthOfStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = LENGTH_OF_STAY)]
 pub struct LengthOfStay {
     /// The length (in TimeUnit).
     #[yaserde(attribute = true, rename = "Time")]
+    #[codec(value = rt::schema::XS_INTEGER)]
     pub time: Option<i64>,
     /// The unit of Time: Day (the gateway's; absent means Day), Week, ...
     #[yaserde(attribute = true, rename = "TimeUnit")]
+    #[codec(value = TIME_UNIT)]
     pub time_unit: Option<TimeUnit>,
     /// OpenTravel 2016B: with FullPatternLOS, whether the length is open.
     #[yaserde(attribute = true, rename = "OpenStatusIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub open_status_indicator: Option<bool>,
     /// What the rule does: SetMinLOS, SetMaxLOS, RemoveMinLOS, RemoveMaxLOS (also the forward and pattern forms of OpenTravel 2016B).
     #[yaserde(attribute = true, rename = "MinMaxMessageType")]
+    #[codec(value = MIN_MAX_MESSAGE_TYPE)]
     pub min_max_message_type: Option<MinMaxMessageType>,
     /// OpenTravel 2016B: a pattern of lengths of stay (with MinMaxMessageType FullPatternLOS).
     #[yaserde(prefix = "ota", rename = "LOS_Pattern")]
@@ -455,48 +553,74 @@ impl rt::ToValue for MinMaxMessageType {
 }
 
 /// A pattern of lengths of stay (OpenTravel 2016B LOS_Pattern).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "LOSPattern",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = LOS_PATTERN, empty)]
 pub struct LosPattern {
     /// Y or N per length of stay, from 1 night (e.g. NYYYNNNN).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "FullPatternLOS")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub full_pattern_los: Option<String>,
 }
 
 /// Opens or closes the dates (OpenTravel 2016B RestrictionStatus).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RestrictionStatus",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RESTRICTION_STATUS, empty)]
 pub struct RestrictionStatus {
     /// What is opened or closed: Master (the dates for sale: no stay through a closed date), Arrival (arrivals on the dates), Departure (departures on the dates); absent means Master.
     #[yaserde(attribute = true, rename = "Restriction")]
+    #[codec(value = RESTRICTION)]
     pub restriction: Option<Restriction>,
     /// Open or Close (OpenTravel 2016B also has ClosedOnArrival, OnRequest, ...).
     #[yaserde(attribute = true, rename = "Status")]
+    #[codec(value = AVAILABILITY_STATUS)]
     pub status: Option<AvailabilityStatus>,
     /// OpenTravel 2016B: sell through an open date. Taken and ignored.
     #[yaserde(attribute = true, rename = "SellThroughOpenIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub sell_through_open_indicator: Option<bool>,
     /// OpenTravel 2016B: how long before arrival a booking may be made at most (ISO 8601 duration).
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "MaxAdvancedBookingOffset")]
+    #[codec(value = ISO_DURATION)]
     pub max_advanced_booking_offset: Option<String>,
     /// OpenTravel 2016B: how long before arrival a booking must be made at least (ISO 8601 duration).
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "MinAdvancedBookingOffset")]
+    #[codec(value = ISO_DURATION)]
     pub min_advanced_booking_offset: Option<String>,
 }
 
@@ -649,28 +773,6 @@ impl rt::ToValue for AvailabilityStatus {
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelAvailNotifRq);
 
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            message_content_code: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            avail_status_messages: Default::default(),
-        }
-    }
-}
-
 impl rt::Message for OtaHotelAvailNotifRq {
     const ROOT: &'static str = "OTA_HotelAvailNotifRQ";
     const VERSION: &'static str = "2016.1";
@@ -693,22 +795,6 @@ impl rt::PosRequest for OtaHotelAvailNotifRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelAvailNotifRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelAvailNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelAvailNotifRs {
     const ROOT: &'static str = "OTA_HotelAvailNotifRS";
@@ -754,527 +840,5 @@ impl rt::Response for OtaHotelAvailNotifRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelAvailNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "MessageContentCode" => {
-                    out.message_content_code = cx.value(&attr, &schema::OTA_CODE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "AvailStatusMessages" => {
-                    rt::set(
-                        &mut out.avail_status_messages,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelAvailNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MessageContentCode", &self.message_content_code);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.avail_status_messages, w, "AvailStatusMessages");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelAvailNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_AVAIL_NOTIF_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelAvailNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailStatusMessages {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_STATUS_MESSAGES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ChainCode" => {
-                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "BrandCode" => {
-                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelCode" => {
-                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelName" => {
-                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "ChainName" => {
-                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "BrandName" => {
-                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => {
-                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "AvailStatusMessage" => {
-                    rt::push(
-                        &mut out.avail_status_message,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailStatusMessages {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        for v in &self.avail_status_message {
-            rt::Encode::encode(v, w, "AvailStatusMessage");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailStatusMessage {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_STATUS_MESSAGE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Override" => out.r#override = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "BookingLimitMessageType" => {
-                    out.booking_limit_message_type = cx
-                        .value(&attr, &schema::BOOKING_LIMIT_MESSAGE_TYPE)?;
-                }
-                "BookingLimit" => {
-                    out.booking_limit = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "LocatorID" => {
-                    out.locator_id = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "BookingThreshold" => {
-                    out.booking_threshold = cx.value(&attr, &rt::schema::XS_INTEGER)?;
-                }
-                "RoomGender" => {
-                    out.room_gender = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SharedRoomInd" => {
-                    out.shared_room_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "StatusApplicationControl" => {
-                    rt::set(
-                        &mut out.status_application_control,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "LengthsOfStay" => {
-                    out.lengths_of_stay = cx.element(&next, rt::Decode::decode)?;
-                }
-                "BestAvailableRates" => {
-                    out.best_available_rates = cx.element(&next, rt::Decode::decode)?;
-                }
-                "HurdleRate" => out.hurdle_rate = cx.element(&next, rt::Decode::decode)?,
-                "Delta" => out.delta = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "RestrictionStatus" => {
-                    out.restriction_status = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailStatusMessage {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Override", &self.r#override);
-        w.attr_opt("BookingLimitMessageType", &self.booking_limit_message_type);
-        w.attr_opt("BookingLimit", &self.booking_limit);
-        w.attr_opt("LocatorID", &self.locator_id);
-        w.attr_opt("BookingThreshold", &self.booking_threshold);
-        w.attr_opt("RoomGender", &self.room_gender);
-        w.attr_opt("SharedRoomInd", &self.shared_room_ind);
-        rt::Encode::encode(
-            &self.status_application_control,
-            w,
-            "StatusApplicationControl",
-        );
-        if let Some(v) = &self.lengths_of_stay {
-            rt::Encode::encode(v, w, "LengthsOfStay");
-        }
-        if let Some(v) = &self.best_available_rates {
-            rt::Encode::encode(v, w, "BestAvailableRates");
-        }
-        if let Some(v) = &self.hurdle_rate {
-            rt::Encode::encode(v, w, "HurdleRate");
-        }
-        if let Some(v) = &self.delta {
-            rt::Encode::encode(v, w, "Delta");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.restriction_status {
-            rt::Encode::encode(v, w, "RestrictionStatus");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for LengthsOfStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::LENGTHS_OF_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ArrivalDateBased" => {
-                    out.arrival_date_based = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "FixedPatternLength" => {
-                    out.fixed_pattern_length = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "LengthOfStay" => {
-                    rt::push(
-                        &mut out.length_of_stay,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for LengthsOfStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ArrivalDateBased", &self.arrival_date_based);
-        w.attr_opt("FixedPatternLength", &self.fixed_pattern_length);
-        for v in &self.length_of_stay {
-            rt::Encode::encode(v, w, "LengthOfStay");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for LengthOfStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::LENGTH_OF_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Time" => out.time = cx.value(&attr, &rt::schema::XS_INTEGER)?,
-                "TimeUnit" => out.time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
-                "OpenStatusIndicator" => {
-                    out.open_status_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "MinMaxMessageType" => {
-                    out.min_max_message_type = cx
-                        .value(&attr, &schema::MIN_MAX_MESSAGE_TYPE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "LOS_Pattern" => out.los_pattern = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for LengthOfStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Time", &self.time);
-        w.attr_opt("TimeUnit", &self.time_unit);
-        w.attr_opt("OpenStatusIndicator", &self.open_status_indicator);
-        w.attr_opt("MinMaxMessageType", &self.min_max_message_type);
-        if let Some(v) = &self.los_pattern {
-            rt::Encode::encode(v, w, "LOS_Pattern");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for LosPattern {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::LOS_PATTERN;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "FullPatternLOS" => {
-                    out.full_pattern_los = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for LosPattern {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("FullPatternLOS", &self.full_pattern_los);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RestrictionStatus {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RESTRICTION_STATUS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Restriction" => out.restriction = cx.value(&attr, &schema::RESTRICTION)?,
-                "Status" => out.status = cx.value(&attr, &schema::AVAILABILITY_STATUS)?,
-                "SellThroughOpenIndicator" => {
-                    out.sell_through_open_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "MaxAdvancedBookingOffset" => {
-                    out.max_advanced_booking_offset = cx
-                        .value(&attr, &schema::ISO_DURATION)?;
-                }
-                "MinAdvancedBookingOffset" => {
-                    out.min_advanced_booking_offset = cx
-                        .value(&attr, &schema::ISO_DURATION)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RestrictionStatus {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Restriction", &self.restriction);
-        w.attr_opt("Status", &self.status);
-        w.attr_opt("SellThroughOpenIndicator", &self.sell_through_open_indicator);
-        w.attr_opt("MaxAdvancedBookingOffset", &self.max_advanced_booking_offset);
-        w.attr_opt("MinAdvancedBookingOffset", &self.min_advanced_booking_offset);
-        w.end(name);
     }
 }

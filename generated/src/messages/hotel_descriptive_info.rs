@@ -12,55 +12,75 @@ use super::common::{
 };
 
 /// Retrieve static descriptive (NBC) or portfolio data of a hotel. PrimaryLangID is the requested language, AltLangID the fallback language.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelDescriptiveInfoRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_DESCRIPTIVE_INFO_RQ)]
 pub struct OtaHotelDescriptiveInfoRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -71,33 +91,47 @@ pub struct OtaHotelDescriptiveInfoRq {
 }
 
 /// Response to a hotel NBC request: Success (optionally with Warnings) and the static descriptive data of the selected hotel (HotelCode) or of the hotels of a client feed (BrandCode), one HotelDescriptiveContent per hotel and language; or Errors alone (e.g. Code 392 invalid hotel code, 424 no hotels found). TransactionIdentifier reports the range of hotels in the payload, e.g. 1-37/37.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelDescriptiveInfoRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_DESCRIPTIVE_INFO_RS)]
 pub struct OtaHotelDescriptiveInfoRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The NBC request was processed.
     ///
@@ -122,16 +156,27 @@ pub struct OtaHotelDescriptiveInfoRs {
 }
 
 /// List of hotel descriptive-info requests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDescriptiveInfos",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DESCRIPTIVE_INFOS)]
 pub struct HotelDescriptiveInfos {
     /// OpenTravel 2016B's requested language: the language of the content when the request has no PrimaryLangID (PrimaryLangID, as the service describes it, comes first).
     #[yaserde(attribute = true, rename = "LangRequested")]
+    #[codec(value = rt::schema::XS_LANGUAGE)]
     pub lang_requested: Option<String>,
     /// Attributes HotelCode (string) and BrandCode (string).
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveInfo")]
@@ -139,60 +184,85 @@ pub struct HotelDescriptiveInfos {
 }
 
 /// Selects the hotel (HotelCode) or client feed (BrandCode) whose NBC data is requested. The elements and the other attributes are OpenTravel 2016B's (what to send, other ways to name the hotel): taken, so an official request is never a schema error, and ignored, as none of them changes which hotel is meant or what is sent of it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDescriptiveInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DESCRIPTIVE_INFO)]
 pub struct HotelDescriptiveInfo {
     /// Hotel code (string); selects one property.
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: String,
     /// Brand code (string); selects a client feed of many hotels.
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_code: Option<String>,
     /// The hotel chain (OpenTravel's HotelReferenceGroup). Taken and ignored: HotelCode names the hotel.
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_code: Option<String>,
     /// The chain's name. Taken and ignored.
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_name: Option<String>,
     /// The brand's name. Taken and ignored.
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_name: Option<String>,
     /// The hotel's city (IATA code). Taken and ignored: HotelCode names the hotel.
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_city_code: Option<String>,
     /// The hotel's name. Taken and ignored: HotelCode names the hotel.
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_name: Option<String>,
     /// The code list HotelCode is from. Taken and ignored: codes are the service's.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code_context: Option<String>,
     /// An area. Taken and ignored.
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// The TTI code of the hotel. Taken and ignored.
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tt_icode: Option<String>,
     /// States to select hotels in. Taken and ignored.
     #[yaserde(attribute = true, rename = "StateCodeList")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub state_code_list: Option<String>,
     /// Countries to select hotels in. Taken and ignored.
     #[yaserde(attribute = true, rename = "CountryCodeList")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub country_code_list: Option<String>,
     /// Brands to select hotels of. Taken and ignored.
     #[yaserde(attribute = true, rename = "BrandCodeList")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub brand_code_list: Option<String>,
     /// Where a previous answer stopped. Taken and ignored: one answer carries every hotel asked for.
     #[yaserde(attribute = true, rename = "MoreDataEchoToken")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub more_data_echo_token: Option<String>,
     /// The date the content should apply to. Taken and ignored: the current content is sent.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "ApplicableDate")]
+    #[codec(value = DATE)]
     pub applicable_date: Option<rt::Date>,
     /// OpenTravel 2016B: what to send of the hotel's HotelInfo. Taken and ignored (every part is sent).
     #[yaserde(prefix = "ota", rename = "HotelInfo")]
@@ -218,124 +288,209 @@ pub struct HotelDescriptiveInfo {
 }
 
 /// OpenTravel's request for the hotel's general information. Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendHotelInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_HOTEL_INFO, empty)]
 pub struct SendHotelInfo {
     /// OpenTravel's hotel status filter. Taken and ignored.
     #[yaserde(attribute = true, rename = "HotelStatus")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_status: Option<String>,
     /// OpenTravel's hotel status code filter. Taken and ignored.
     #[yaserde(attribute = true, rename = "HotelStatusCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_status_code: Option<String>,
     /// Whether to send it.
     #[yaserde(attribute = true, rename = "SendData")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_data: Option<bool>,
 }
 
 /// OpenTravel's request for the facilities. Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendFacilityInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_FACILITY_INFO, empty)]
 pub struct SendFacilityInfo {
     /// Whether to send meeting rooms.
     #[yaserde(attribute = true, rename = "SendMeetingRooms")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_meeting_rooms: Option<bool>,
     /// Whether to send guest rooms.
     #[yaserde(attribute = true, rename = "SendGuestRooms")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_guest_rooms: Option<bool>,
     /// Whether to send restaurants.
     #[yaserde(attribute = true, rename = "SendRestaurants")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_restaurants: Option<bool>,
 }
 
 /// OpenTravel's request for the policies. Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendPolicies",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_POLICIES, empty)]
 pub struct SendPolicies {
     /// Whether to send them.
     #[yaserde(attribute = true, rename = "SendPolicies")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_policies: Option<bool>,
 }
 
 /// OpenTravel's request for the area information. Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendAreaInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_AREA_INFO, empty)]
 pub struct SendAreaInfo {
     /// Whether to send reference points.
     #[yaserde(attribute = true, rename = "SendRefPoints")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_ref_points: Option<bool>,
     /// Whether to send attractions.
     #[yaserde(attribute = true, rename = "SendAttractions")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_attractions: Option<bool>,
     /// Whether to send recreations.
     #[yaserde(attribute = true, rename = "SendRecreations")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_recreations: Option<bool>,
 }
 
 /// OpenTravel's request for the affiliations. Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendAffiliationInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_AFFILIATION_INFO, empty)]
 pub struct SendAffiliationInfo {
     /// Whether to send distribution systems.
     #[yaserde(attribute = true, rename = "SendDistribSystems")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_distrib_systems: Option<bool>,
     /// Whether to send brands.
     #[yaserde(attribute = true, rename = "SendBrands")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_brands: Option<bool>,
     /// Whether to send loyalty programs.
     #[yaserde(attribute = true, rename = "SendLoyalPrograms")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_loyal_programs: Option<bool>,
     /// Whether to send awards (the star rating).
     #[yaserde(attribute = true, rename = "SendAwards")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_awards: Option<bool>,
 }
 
 /// OpenTravel's request for one part (contact information, multimedia objects). Taken and ignored: the answer carries every part the hotel has.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SendData",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEND_DATA, empty)]
 pub struct SendData {
     /// Whether to send it.
     #[yaserde(attribute = true, rename = "SendData")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub send_data: Option<bool>,
 }
 
 /// List of hotel descriptive contents.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDescriptiveContents",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DESCRIPTIVE_CONTENTS)]
 pub struct HotelDescriptiveContents {
     /// The descriptive data of one hotel in one language, repeated.
     #[yaserde(prefix = "ota", rename = "HotelDescriptiveContent")]
@@ -343,38 +498,55 @@ pub struct HotelDescriptiveContents {
 }
 
 /// The static descriptive (NBC) data of one hotel in one language: general information, images and contact data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDescriptiveContent",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DESCRIPTIVE_CONTENT)]
 pub struct HotelDescriptiveContent {
     /// Language of the texts of this content (PrimaryLangID="*" in the request asks for every language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "LanguageCode")]
+    #[codec(value = LANGUAGE_CODE)]
     pub language_code: Option<String>,
     /// Position (integer) of this content in the whole result, as counted by the root TransactionIdentifier range.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub rph: Option<u64>,
     /// Hotel code (string).
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: String,
     /// Hotel name (string).
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_name: Option<String>,
     /// Who issued the hotel code (string), e.g. the gateway's code system.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code_context: Option<String>,
     /// Name of the hotel chain (string).
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub chain_name: Option<String>,
     /// Date (YYYY-MM-DD) of the last change of the hotel's data; clients refresh their copy when it changes. The vendor's attribute: OpenTravel 2016B has none like it, so the ota2016b dialect leaves it out.
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "LastModifiedDate")]
+    #[codec(value = DATE, omitted(Ota2016b))]
     pub last_modified_date: Option<rt::Date>,
     /// Descriptions, position, hotel category and room codes.
     #[yaserde(prefix = "ota", rename = "HotelInfo")]
@@ -391,13 +563,23 @@ pub struct HotelDescriptiveContent {
 }
 
 /// General information about a hotel, in the OpenTravel 2016B order: category and room codes, descriptions, position.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_INFO)]
 pub struct HotelInfo {
     /// The hotel category and the hotel's room codes.
     #[yaserde(prefix = "ota", rename = "CategoryCodes")]
@@ -411,27 +593,48 @@ pub struct HotelInfo {
 }
 
 /// The descriptions of a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDescriptions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DESCRIPTIONS)]
 pub struct HotelDescriptions {
     /// The long description of the hotel (text), in the language of its HotelDescriptiveContent (one content per language).
     #[yaserde(prefix = "ota", rename = "DescriptiveText")]
+    #[codec(simple)]
     pub descriptive_text: String,
 }
 
 /// The category codes of a hotel: its property class and its rooms.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelCategoryCodes",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CATEGORY_CODES)]
 pub struct HotelCategoryCodes {
     /// HotelCategory@Code@CodeDetail (20 = Hotel).
     #[yaserde(prefix = "ota", rename = "HotelCategory")]
@@ -496,55 +699,90 @@ impl rt::ToValue for HotelCategoryCode {
 }
 
 /// The category (property class) of a hotel: an empty element with Code and CodeDetail (its rating is in AffiliationInfo/Awards/Award@Rating).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelCategory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CATEGORY, empty)]
 pub struct HotelCategory {
     /// Category code (integer; 20 = Hotel).
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = HOTEL_CATEGORY_CODE)]
     pub code: HotelCategoryCode,
     /// Name of the category (string), e.g. Hotel.
     #[yaserde(attribute = true, rename = "CodeDetail")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code_detail: Option<String>,
 }
 
 /// One room type of a hotel, in the vendor's form: the room code in CodeDetail, the room name in DescriptiveText, and the room description in MultimediaDescriptions (OpenTravel's Code takes only values of its code lists, so the gateway leaves it out).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestRoomInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_ROOM_INFO)]
 pub struct GuestRoomInfo {
     /// An OpenTravel code-list value (GRI); not set by the gateway.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = OTA_CODE)]
     pub code: Option<String>,
     /// Room code (string), e.g. RMSD000000, as used in RoomTypeCode of the booking messages.
     #[yaserde(attribute = true, rename = "CodeDetail")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code_detail: String,
     /// MultimediaDescriptions/MultimediaDescription/TextItems/TextItem/Description@Language: the room's description.
     #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
     pub multimedia_descriptions: Option<RoomMultimediaDescriptions>,
     /// The name of the room (text), e.g. Standard double room.
     #[yaserde(prefix = "ota", rename = "DescriptiveText")]
+    #[codec(simple)]
     pub descriptive_text: Option<String>,
 }
 
 /// List of multimedia descriptions of a room type.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomMultimediaDescriptions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_MULTIMEDIA_DESCRIPTIONS)]
 pub struct RoomMultimediaDescriptions {
     /// One multimedia description (texts).
     #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
@@ -552,13 +790,23 @@ pub struct RoomMultimediaDescriptions {
 }
 
 /// A multimedia description of a room type: its text items.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomMultimediaDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_MULTIMEDIA_DESCRIPTION)]
 pub struct RoomMultimediaDescription {
     /// TextItems/TextItem (Title Description) with the description in its Language.
     #[yaserde(prefix = "ota", rename = "TextItems")]
@@ -566,13 +814,23 @@ pub struct RoomMultimediaDescription {
 }
 
 /// The affiliations of a hotel: its rating.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelAffiliationInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_AFFILIATION_INFO)]
 pub struct HotelAffiliationInfo {
     /// Awards/Award.
     #[yaserde(prefix = "ota", rename = "Awards")]
@@ -580,13 +838,23 @@ pub struct HotelAffiliationInfo {
 }
 
 /// List of a hotel's ratings.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelAwards",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_AWARDS)]
 pub struct HotelAwards {
     /// One rating.
     #[yaserde(prefix = "ota", rename = "Award")]
@@ -594,27 +862,48 @@ pub struct HotelAwards {
 }
 
 /// A rating of a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelAward",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_AWARD, empty)]
 pub struct HotelAward {
     /// The rating as the gateway's content states it (string), e.g. Hotel ****.
     #[yaserde(attribute = true, rename = "Rating")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub rating: String,
 }
 
 /// List of multimedia descriptions of a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelMultimediaDescriptions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_MULTIMEDIA_DESCRIPTIONS)]
 pub struct HotelMultimediaDescriptions {
     /// One multimedia description (a set of images).
     #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
@@ -622,13 +911,23 @@ pub struct HotelMultimediaDescriptions {
 }
 
 /// A multimedia description of a hotel: its images.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelMultimediaDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_MULTIMEDIA_DESCRIPTION)]
 pub struct HotelMultimediaDescription {
     /// ImageItems/ImageItem.
     #[yaserde(prefix = "ota", rename = "ImageItems")]
@@ -636,13 +935,23 @@ pub struct HotelMultimediaDescription {
 }
 
 /// List of images.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ImageItems",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = IMAGE_ITEMS)]
 pub struct ImageItems {
     /// One image.
     #[yaserde(prefix = "ota", rename = "ImageItem")]
@@ -728,16 +1037,27 @@ impl rt::ToValue for ImageCategoryCode {
 }
 
 /// One image of a hotel: its files and captions.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ImageItem",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = IMAGE_ITEM)]
 pub struct ImageItem {
     /// What the image shows (OpenTravel PIC code, e.g. 1 exterior view, 6 guest room).
     #[yaserde(attribute = true, rename = "Category")]
+    #[codec(value = IMAGE_CATEGORY_CODE)]
     pub category: Option<ImageCategoryCode>,
     /// One file of the image (e.g. one per size), with its URL.
     #[yaserde(prefix = "ota", rename = "ImageFormat")]
@@ -748,41 +1068,66 @@ pub struct ImageItem {
 }
 
 /// One file of an image.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ImageFormat",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = IMAGE_FORMAT)]
 pub struct ImageFormat {
     /// Width of the image in pixels.
     #[yaserde(attribute = true, rename = "Width")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub width: Option<u64>,
     /// Height of the image in pixels.
     #[yaserde(attribute = true, rename = "Height")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub height: Option<u64>,
     /// Absolute URL of the image file (text).
     #[yaserde(prefix = "ota", rename = "URL")]
+    #[codec(simple)]
     pub url: String,
 }
 
 /// A description of an image as text, with a short caption.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ImageDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = IMAGE_DESCRIPTION, text = rt::schema::XS_STRING)]
 pub struct ImageDescription {
     /// Short caption of the image (string).
     #[yaserde(attribute = true, rename = "Caption")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub caption: Option<String>,
     /// Language of the caption and description.
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "Language")]
+    #[codec(value = LANGUAGE_CODE)]
     pub language: Option<String>,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -790,13 +1135,23 @@ pub struct ImageDescription {
 }
 
 /// List of contact information of a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelContactInfos",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CONTACT_INFOS)]
 pub struct HotelContactInfos {
     /// One set of contact data.
     #[yaserde(prefix = "ota", rename = "ContactInfo")]
@@ -804,13 +1159,23 @@ pub struct HotelContactInfos {
 }
 
 /// Contact data of a hotel: addresses, phones and e-mail addresses.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelContactInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CONTACT_INFO)]
 pub struct HotelContactInfo {
     /// Addresses/Address.
     #[yaserde(prefix = "ota", rename = "Addresses")]
@@ -824,13 +1189,23 @@ pub struct HotelContactInfo {
 }
 
 /// List of addresses.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Addresses",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ADDRESSES)]
 pub struct Addresses {
     /// AddressLine, CityName, PostalCode, CountryName.
     #[yaserde(prefix = "ota", rename = "Address")]
@@ -838,13 +1213,23 @@ pub struct Addresses {
 }
 
 /// List of phone numbers.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Phones",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PHONES)]
 pub struct Phones {
     /// PhoneNumber, PhoneTechType.
     #[yaserde(prefix = "ota", rename = "Phone")]
@@ -922,57 +1307,60 @@ impl rt::ToValue for PhoneTechType {
 }
 
 /// One phone number.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Phone",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PHONE, empty)]
 pub struct Phone {
     /// The phone number (string), in international form, e.g. +34 971 123 456.
     #[yaserde(attribute = true, rename = "PhoneNumber")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub phone_number: String,
     /// Technology of the number (PTT code: 1 voice, 3 fax, 5 mobile).
     #[yaserde(attribute = true, rename = "PhoneTechType")]
+    #[codec(value = PHONE_TECH_TYPE)]
     pub phone_tech_type: Option<PhoneTechType>,
 }
 
 /// List of e-mail addresses.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Emails",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = EMAILS)]
 pub struct Emails {
     /// One e-mail address (text).
     #[yaserde(prefix = "ota", rename = "Email")]
+    #[codec(simple)]
     pub email: Vec<String>,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelDescriptiveInfoRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelDescriptiveInfoRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            pos: Default::default(),
-            hotel_descriptive_infos: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRQ";
@@ -996,22 +1384,6 @@ impl rt::PosRequest for OtaHotelDescriptiveInfoRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelDescriptiveInfoRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelDescriptiveInfoRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_descriptive_contents: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_HotelDescriptiveInfoRS";
@@ -1058,1512 +1430,5 @@ impl rt::Response for OtaHotelDescriptiveInfoRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelDescriptiveInfoRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_DESCRIPTIVE_INFO_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "HotelDescriptiveInfos" => {
-                    rt::set(
-                        &mut out.hotel_descriptive_infos,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelDescriptiveInfoRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.hotel_descriptive_infos, w, "HotelDescriptiveInfos");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelDescriptiveInfoRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_DESCRIPTIVE_INFO_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "HotelDescriptiveContents" => {
-                    out.hotel_descriptive_contents = cx
-                        .element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelDescriptiveInfoRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_descriptive_contents {
-            rt::Encode::encode(v, w, "HotelDescriptiveContents");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDescriptiveInfos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_INFOS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "LangRequested" => {
-                    out.lang_requested = cx.value(&attr, &rt::schema::XS_LANGUAGE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelDescriptiveInfo" => {
-                    rt::push(
-                        &mut out.hotel_descriptive_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDescriptiveInfos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LangRequested", &self.lang_requested);
-        for v in &self.hotel_descriptive_info {
-            rt::Encode::encode(v, w, "HotelDescriptiveInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDescriptiveInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelCode" => {
-                    rt::set(
-                        &mut out.hotel_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "BrandCode" => out.brand_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ChainCode" => out.chain_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "BrandName" => out.brand_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => out.tt_icode = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "StateCodeList" => {
-                    out.state_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "CountryCodeList" => {
-                    out.country_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "BrandCodeList" => {
-                    out.brand_code_list = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "MoreDataEchoToken" => {
-                    out.more_data_echo_token = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ApplicableDate" => out.applicable_date = cx.value(&attr, &schema::DATE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelInfo" => out.hotel_info = cx.element(&next, rt::Decode::decode)?,
-                "FacilityInfo" => {
-                    out.facility_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Policies" => out.policies = cx.element(&next, rt::Decode::decode)?,
-                "AreaInfo" => out.area_info = cx.element(&next, rt::Decode::decode)?,
-                "AffiliationInfo" => {
-                    out.affiliation_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ContactInfo" => {
-                    out.contact_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "MultimediaObjects" => {
-                    out.multimedia_objects = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDescriptiveInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("HotelCode", &self.hotel_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        w.attr_opt("StateCodeList", &self.state_code_list);
-        w.attr_opt("CountryCodeList", &self.country_code_list);
-        w.attr_opt("BrandCodeList", &self.brand_code_list);
-        w.attr_opt("MoreDataEchoToken", &self.more_data_echo_token);
-        w.attr_opt("ApplicableDate", &self.applicable_date);
-        if let Some(v) = &self.hotel_info {
-            rt::Encode::encode(v, w, "HotelInfo");
-        }
-        if let Some(v) = &self.facility_info {
-            rt::Encode::encode(v, w, "FacilityInfo");
-        }
-        if let Some(v) = &self.policies {
-            rt::Encode::encode(v, w, "Policies");
-        }
-        if let Some(v) = &self.area_info {
-            rt::Encode::encode(v, w, "AreaInfo");
-        }
-        if let Some(v) = &self.affiliation_info {
-            rt::Encode::encode(v, w, "AffiliationInfo");
-        }
-        if let Some(v) = &self.contact_info {
-            rt::Encode::encode(v, w, "ContactInfo");
-        }
-        if let Some(v) = &self.multimedia_objects {
-            rt::Encode::encode(v, w, "MultimediaObjects");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendHotelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_HOTEL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelStatus" => {
-                    out.hotel_status = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "HotelStatusCode" => {
-                    out.hotel_status_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SendData" => out.send_data = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendHotelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelStatus", &self.hotel_status);
-        w.attr_opt("HotelStatusCode", &self.hotel_status_code);
-        w.attr_opt("SendData", &self.send_data);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendFacilityInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_FACILITY_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "SendMeetingRooms" => {
-                    out.send_meeting_rooms = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendGuestRooms" => {
-                    out.send_guest_rooms = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendRestaurants" => {
-                    out.send_restaurants = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendFacilityInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendMeetingRooms", &self.send_meeting_rooms);
-        w.attr_opt("SendGuestRooms", &self.send_guest_rooms);
-        w.attr_opt("SendRestaurants", &self.send_restaurants);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendPolicies {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_POLICIES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "SendPolicies" => {
-                    out.send_policies = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendPolicies {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendPolicies", &self.send_policies);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendAreaInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_AREA_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "SendRefPoints" => {
-                    out.send_ref_points = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendAttractions" => {
-                    out.send_attractions = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendRecreations" => {
-                    out.send_recreations = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendAreaInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendRefPoints", &self.send_ref_points);
-        w.attr_opt("SendAttractions", &self.send_attractions);
-        w.attr_opt("SendRecreations", &self.send_recreations);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendAffiliationInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_AFFILIATION_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "SendDistribSystems" => {
-                    out.send_distrib_systems = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendBrands" => {
-                    out.send_brands = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendLoyalPrograms" => {
-                    out.send_loyal_programs = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "SendAwards" => {
-                    out.send_awards = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendAffiliationInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendDistribSystems", &self.send_distrib_systems);
-        w.attr_opt("SendBrands", &self.send_brands);
-        w.attr_opt("SendLoyalPrograms", &self.send_loyal_programs);
-        w.attr_opt("SendAwards", &self.send_awards);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SendData {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEND_DATA;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "SendData" => out.send_data = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SendData {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("SendData", &self.send_data);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDescriptiveContents {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_CONTENTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelDescriptiveContent" => {
-                    rt::push(
-                        &mut out.hotel_descriptive_content,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDescriptiveContents {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_descriptive_content {
-            rt::Encode::encode(v, w, "HotelDescriptiveContent");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDescriptiveContent {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIVE_CONTENT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "LanguageCode" => {
-                    out.language_code = cx.value(&attr, &schema::LANGUAGE_CODE)?;
-                }
-                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                "HotelCode" => {
-                    rt::set(
-                        &mut out.hotel_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ChainName" => out.chain_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "LastModifiedDate" => {
-                    out.last_modified_date = cx.value(&attr, &schema::DATE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelInfo" => out.hotel_info = cx.element(&next, rt::Decode::decode)?,
-                "AffiliationInfo" => {
-                    out.affiliation_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "MultimediaDescriptions" => {
-                    out.multimedia_descriptions = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ContactInfos" => {
-                    out.contact_infos = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDescriptiveContent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LanguageCode", &self.language_code);
-        w.attr_opt("RPH", &self.rph);
-        w.attr("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("LastModifiedDate", &self.last_modified_date);
-        }
-        if let Some(v) = &self.hotel_info {
-            rt::Encode::encode(v, w, "HotelInfo");
-        }
-        if let Some(v) = &self.affiliation_info {
-            rt::Encode::encode(v, w, "AffiliationInfo");
-        }
-        if let Some(v) = &self.multimedia_descriptions {
-            rt::Encode::encode(v, w, "MultimediaDescriptions");
-        }
-        if let Some(v) = &self.contact_infos {
-            rt::Encode::encode(v, w, "ContactInfos");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CategoryCodes" => {
-                    out.category_codes = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Descriptions" => {
-                    out.descriptions = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Position" => out.position = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category_codes {
-            rt::Encode::encode(v, w, "CategoryCodes");
-        }
-        if let Some(v) = &self.descriptions {
-            rt::Encode::encode(v, w, "Descriptions");
-        }
-        if let Some(v) = &self.position {
-            rt::Encode::encode(v, w, "Position");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "DescriptiveText" => {
-                    rt::set(&mut out.descriptive_text, cx.simple(&next)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.simple("DescriptiveText", &self.descriptive_text);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelCategoryCodes {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CATEGORY_CODES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelCategory" => {
-                    rt::push(
-                        &mut out.hotel_category,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "GuestRoomInfo" => {
-                    rt::push(
-                        &mut out.guest_room_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelCategoryCodes {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_category {
-            rt::Encode::encode(v, w, "HotelCategory");
-        }
-        for v in &self.guest_room_info {
-            rt::Encode::encode(v, w, "GuestRoomInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CATEGORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => {
-                    rt::set(
-                        &mut out.code,
-                        cx.value(&attr, &schema::HOTEL_CATEGORY_CODE)?,
-                    )
-                }
-                "CodeDetail" => {
-                    out.code_detail = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        w.attr_opt("CodeDetail", &self.code_detail);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestRoomInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_ROOM_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => out.code = cx.value(&attr, &schema::OTA_CODE)?,
-                "CodeDetail" => {
-                    rt::set(
-                        &mut out.code_detail,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "MultimediaDescriptions" => {
-                    out.multimedia_descriptions = cx.element(&next, rt::Decode::decode)?;
-                }
-                "DescriptiveText" => out.descriptive_text = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestRoomInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Code", &self.code);
-        w.attr("CodeDetail", &self.code_detail);
-        if let Some(v) = &self.multimedia_descriptions {
-            rt::Encode::encode(v, w, "MultimediaDescriptions");
-        }
-        if let Some(v) = &self.descriptive_text {
-            w.simple("DescriptiveText", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomMultimediaDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_MULTIMEDIA_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "MultimediaDescription" => {
-                    rt::push(
-                        &mut out.multimedia_description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomMultimediaDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.multimedia_description {
-            rt::Encode::encode(v, w, "MultimediaDescription");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomMultimediaDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_MULTIMEDIA_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TextItems" => {
-                    rt::set(&mut out.text_items, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomMultimediaDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.text_items, w, "TextItems");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelAffiliationInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AFFILIATION_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Awards" => {
-                    rt::set(&mut out.awards, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelAffiliationInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.awards, w, "Awards");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelAwards {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AWARDS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Award" => {
-                    rt::push(&mut out.award, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelAwards {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.award {
-            rt::Encode::encode(v, w, "Award");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelAward {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AWARD;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Rating" => {
-                    rt::set(&mut out.rating, cx.value(&attr, &rt::schema::XS_STRING)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelAward {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Rating", &self.rating);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelMultimediaDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_MULTIMEDIA_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "MultimediaDescription" => {
-                    rt::push(
-                        &mut out.multimedia_description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelMultimediaDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.multimedia_description {
-            rt::Encode::encode(v, w, "MultimediaDescription");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelMultimediaDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_MULTIMEDIA_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ImageItems" => {
-                    rt::set(&mut out.image_items, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelMultimediaDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.image_items, w, "ImageItems");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ImageItems {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_ITEMS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ImageItem" => {
-                    rt::push(&mut out.image_item, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ImageItems {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.image_item {
-            rt::Encode::encode(v, w, "ImageItem");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ImageItem {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_ITEM;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Category" => {
-                    out.category = cx.value(&attr, &schema::IMAGE_CATEGORY_CODE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ImageFormat" => {
-                    rt::push(
-                        &mut out.image_format,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Description" => {
-                    rt::push(
-                        &mut out.description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ImageItem {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Category", &self.category);
-        for v in &self.image_format {
-            rt::Encode::encode(v, w, "ImageFormat");
-        }
-        for v in &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ImageFormat {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_FORMAT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Width" => out.width = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?,
-                "Height" => {
-                    out.height = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "URL" => rt::set(&mut out.url, cx.simple(&next)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ImageFormat {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Width", &self.width);
-        w.attr_opt("Height", &self.height);
-        w.simple("URL", &self.url);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ImageDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::IMAGE_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Caption" => out.caption = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ImageDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Caption", &self.caption);
-        w.attr_opt("Language", &self.language);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelContactInfos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CONTACT_INFOS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ContactInfo" => {
-                    rt::push(
-                        &mut out.contact_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelContactInfos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.contact_info {
-            rt::Encode::encode(v, w, "ContactInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelContactInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CONTACT_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Addresses" => out.addresses = cx.element(&next, rt::Decode::decode)?,
-                "Phones" => out.phones = cx.element(&next, rt::Decode::decode)?,
-                "Emails" => out.emails = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelContactInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.addresses {
-            rt::Encode::encode(v, w, "Addresses");
-        }
-        if let Some(v) = &self.phones {
-            rt::Encode::encode(v, w, "Phones");
-        }
-        if let Some(v) = &self.emails {
-            rt::Encode::encode(v, w, "Emails");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Addresses {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ADDRESSES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Address" => {
-                    rt::push(&mut out.address, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Addresses {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.address {
-            rt::Encode::encode(v, w, "Address");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Phones {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PHONES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Phone" => {
-                    rt::push(&mut out.phone, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Phones {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.phone {
-            rt::Encode::encode(v, w, "Phone");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Phone {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PHONE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "PhoneNumber" => {
-                    rt::set(
-                        &mut out.phone_number,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "PhoneTechType" => {
-                    out.phone_tech_type = cx.value(&attr, &schema::PHONE_TECH_TYPE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Phone {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("PhoneNumber", &self.phone_number);
-        w.attr_opt("PhoneTechType", &self.phone_tech_type);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Emails {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::EMAILS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Email" => rt::push(&mut out.email, cx.simple(&next)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Emails {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.email {
-            w.simple("Email", v);
-        }
-        w.end(name);
     }
 }

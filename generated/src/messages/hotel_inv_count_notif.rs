@@ -11,55 +11,75 @@ use super::common::{
 };
 
 /// A supplier tells the rooms on sale of its hotel per room type and dates (OpenTravel 2016B OTA_HotelInvCountNotifRQ, POST /hotelinvcountnotif): each Inventory names the dates and the room type in StatusApplicationControl and the count in InvCounts/InvCount. The whole message is applied in one transaction, or nothing of it.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelInvCountNotifRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_INV_COUNT_NOTIF_RQ)]
 pub struct OtaHotelInvCountNotifRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -76,33 +96,47 @@ pub struct OtaHotelInvCountNotifRq {
 }
 
 /// Response to an inventory count notification (OpenTravel 2016B OTA_HotelInvCountNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelInvCountNotifRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_INV_COUNT_NOTIF_RS)]
 pub struct OtaHotelInvCountNotifRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The notification was applied (or was a repeat of one already applied).
     ///
@@ -127,59 +161,79 @@ pub struct OtaHotelInvCountNotifRs {
 }
 
 /// The counts of one hotel (OpenTravel 2016B InvCountType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "InvCountInventories",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = INV_COUNT_INVENTORIES)]
 pub struct InvCountInventories {
     /// The chain code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub chain_code: Option<String>,
     /// The brand code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub brand_code: Option<String>,
     /// The hotel code (e.g. HTL00042): required by the gateway, which answers a notification without it Type 10.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub hotel_code: Option<String>,
     /// The hotel's city code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub hotel_city_code: Option<String>,
     /// The hotel's name. Taken and ignored.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub hotel_name: Option<String>,
     /// Who issued HotelCode. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub hotel_code_context: Option<String>,
     /// The chain name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub chain_name: Option<String>,
     /// The brand name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub brand_name: Option<String>,
     /// An area code. Taken and ignored.
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// A travel technology code. Taken and ignored.
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub tt_icode: Option<u64>,
     /// One room type and date range and its count.
     #[yaserde(prefix = "ota", rename = "Inventory")]
@@ -190,13 +244,23 @@ pub struct InvCountInventories {
 }
 
 /// The count of one room type over a date range (OpenTravel 2016B BaseInvCountType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "InvCountInventory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = INV_COUNT_INVENTORY)]
 pub struct InvCountInventory {
     /// The dates (Start, End), the room type (InvTypeCode or InvCode) and optionally the rate plan and the days of the week. Optional in OpenTravel 2016B; required here.
     #[yaserde(prefix = "ota", rename = "StatusApplicationControl")]
@@ -213,13 +277,23 @@ pub struct InvCountInventory {
 }
 
 /// The counts of one inventory item.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "InvCounts",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = INV_COUNTS)]
 pub struct InvCounts {
     /// One count.
     #[yaserde(prefix = "ota", rename = "InvCount")]
@@ -227,29 +301,43 @@ pub struct InvCounts {
 }
 
 /// One count of rooms (OpenTravel 2016B InvCount).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "InvCount",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = INV_COUNT)]
 pub struct InvCount {
     /// OpenTravel Inventory Count Type (INV) code: 2 (Available) the rooms on sale, the one the gateway reads; absent means 2. Others (1 Physical, 4 Definite sold, ...) are answered Type 2 (not supported).
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "CountType")]
+    #[codec(value = OTA_CODE)]
     pub count_type: Option<String>,
     /// The number of rooms: with ActionType absent or Allocation, the rooms on sale; with Adjustment, the change (may be negative).
     #[yaserde(attribute = true, rename = "Count")]
+    #[codec(value = rt::schema::XS_INTEGER)]
     pub count: Option<i64>,
     /// OpenTravel 2016B: why the count was adjusted. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "AdjustReason")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub adjust_reason: Option<String>,
     /// What Count is: Allocation (absent means this) sets the rooms on sale, Adjustment adds Count to them; Used and Remaining are answered Type 2 (not supported).
     #[yaserde(attribute = true, rename = "ActionType")]
+    #[codec(value = INV_COUNT_ACTION_TYPE)]
     pub action_type: Option<InvCountActionType>,
     /// OpenTravel 2016B: the release of a block (allotments are not supported). Taken and not read.
     #[yaserde(prefix = "ota", rename = "InvBlockCutoff")]
@@ -324,28 +412,6 @@ impl rt::ToValue for InvCountActionType {
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelInvCountNotifRq);
 
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelInvCountNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            inventories: Default::default(),
-            tpa_extensions: Default::default(),
-        }
-    }
-}
-
 impl rt::Message for OtaHotelInvCountNotifRq {
     const ROOT: &'static str = "OTA_HotelInvCountNotifRQ";
     const VERSION: &'static str = "2016.1";
@@ -368,22 +434,6 @@ impl rt::PosRequest for OtaHotelInvCountNotifRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelInvCountNotifRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelInvCountNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelInvCountNotifRs {
     const ROOT: &'static str = "OTA_HotelInvCountNotifRS";
@@ -429,391 +479,5 @@ impl rt::Response for OtaHotelInvCountNotifRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelInvCountNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_INV_COUNT_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "Inventories" => {
-                    rt::set(&mut out.inventories, cx.element(&next, rt::Decode::decode)?)
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelInvCountNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.inventories, w, "Inventories");
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelInvCountNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_INV_COUNT_NOTIF_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelInvCountNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for InvCountInventories {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT_INVENTORIES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ChainCode" => {
-                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "BrandCode" => {
-                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelCode" => {
-                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelName" => {
-                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "ChainName" => {
-                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "BrandName" => {
-                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => {
-                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Inventory" => {
-                    rt::push(&mut out.inventory, cx.element(&next, rt::Decode::decode)?)
-                }
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for InvCountInventories {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        for v in &self.inventory {
-            rt::Encode::encode(v, w, "Inventory");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for InvCountInventory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT_INVENTORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "StatusApplicationControl" => {
-                    rt::set(
-                        &mut out.status_application_control,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "InvCounts" => {
-                    rt::set(&mut out.inv_counts, cx.element(&next, rt::Decode::decode)?)
-                }
-                "OffSell" => out.off_sell = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for InvCountInventory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(
-            &self.status_application_control,
-            w,
-            "StatusApplicationControl",
-        );
-        rt::Encode::encode(&self.inv_counts, w, "InvCounts");
-        if let Some(v) = &self.off_sell {
-            rt::Encode::encode(v, w, "OffSell");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for InvCounts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "InvCount" => {
-                    rt::push(&mut out.inv_count, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for InvCounts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.inv_count {
-            rt::Encode::encode(v, w, "InvCount");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for InvCount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::INV_COUNT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CountType" => out.count_type = cx.value(&attr, &schema::OTA_CODE)?,
-                "Count" => out.count = cx.value(&attr, &rt::schema::XS_INTEGER)?,
-                "AdjustReason" => {
-                    out.adjust_reason = cx.value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "ActionType" => {
-                    out.action_type = cx.value(&attr, &schema::INV_COUNT_ACTION_TYPE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "InvBlockCutoff" => {
-                    out.inv_block_cutoff = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for InvCount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CountType", &self.count_type);
-        w.attr_opt("Count", &self.count);
-        w.attr_opt("AdjustReason", &self.adjust_reason);
-        w.attr_opt("ActionType", &self.action_type);
-        if let Some(v) = &self.inv_block_cutoff {
-            rt::Encode::encode(v, w, "InvBlockCutoff");
-        }
-        w.end(name);
     }
 }

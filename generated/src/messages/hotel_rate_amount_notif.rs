@@ -11,61 +11,83 @@ use super::common::{
 };
 
 /// A supplier tells nightly amounts of its hotel (OpenTravel 2016B OTA_HotelRateAmountNotifRQ, POST /hotelrateamountnotif): per RateAmountMessage, for the room type and rate plan (the board) of its StatusApplicationControl, Rates/Rate over dates with BaseByGuestAmts/BaseByGuestAmt amounts per number of guests, in a currency. The whole message is applied in one transaction, or nothing of it.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelRateAmountNotifRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ)]
 pub struct OtaHotelRateAmountNotifRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Delta (absent means this: the amounts given replace those of their dates and guests, the others stay), Overlay (the amounts replace every amount of the room type and rate plan on the dates) or Remove (the amounts of the dates are removed).
     #[yaserde(attribute = true, rename = "NotifType")]
+    #[codec(value = RATE_NOTIF_TYPE)]
     pub notif_type: Option<RateNotifType>,
     /// OpenTravel 2016B: RatePlanRate or ProductRate. Taken and ignored.
     #[yaserde(attribute = true, rename = "NotifScopeType")]
+    #[codec(value = RATE_NOTIF_SCOPE_TYPE)]
     pub notif_scope_type: Option<RateNotifScopeType>,
     /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -79,33 +101,47 @@ pub struct OtaHotelRateAmountNotifRq {
 }
 
 /// Response to a rate amount notification (OpenTravel 2016B OTA_HotelRateAmountNotifRS, a MessageAcknowledgementType): Success (optionally with Warnings: e.g. an item older than the state already applied, or a count below the rooms already sold), or Errors alone: then nothing of the notification was applied.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelRateAmountNotifRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RATE_AMOUNT_NOTIF_RS)]
 pub struct OtaHotelRateAmountNotifRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The notification was applied (or was a repeat of one already applied).
     ///
@@ -240,59 +276,79 @@ impl rt::ToValue for RateNotifScopeType {
 }
 
 /// The rate amount messages of one hotel (OpenTravel 2016B RateAmountMessages).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RateAmountMessages",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RATE_AMOUNT_MESSAGES)]
 pub struct RateAmountMessages {
     /// The chain code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "ChainCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub chain_code: Option<String>,
     /// The brand code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "BrandCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub brand_code: Option<String>,
     /// The hotel code (e.g. HTL00042): required by the gateway, which answers a notification without it Type 10.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub hotel_code: Option<String>,
     /// The hotel's city code. Taken and ignored.
     ///
     /// Value type: `StringLength1to8` (`xs:string`); checked when decoding: 1 to 8 characters.
     #[yaserde(attribute = true, rename = "HotelCityCode")]
+    #[codec(value = STRING_LENGTH1TO8)]
     pub hotel_city_code: Option<String>,
     /// The hotel's name. Taken and ignored.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub hotel_name: Option<String>,
     /// Who issued HotelCode. Taken and ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "HotelCodeContext")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub hotel_code_context: Option<String>,
     /// The chain name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "ChainName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub chain_name: Option<String>,
     /// The brand name. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "BrandName")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub brand_name: Option<String>,
     /// An area code. Taken and ignored.
     #[yaserde(attribute = true, rename = "AreaID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub area_id: Option<String>,
     /// A travel technology code. Taken and ignored.
     #[yaserde(attribute = true, rename = "TTIcode")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub tt_icode: Option<u64>,
     /// One room type and rate plan and its rates.
     #[yaserde(prefix = "ota", rename = "RateAmountMessage")]
@@ -300,16 +356,27 @@ pub struct RateAmountMessages {
 }
 
 /// The rates of one room type and rate plan (OpenTravel 2016B RateAmountMessageType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RateAmountMessage",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RATE_AMOUNT_MESSAGE)]
 pub struct RateAmountMessage {
     /// OpenTravel 2016B: the sender's number of this item, echoed in Warnings and Errors by RPH.
     #[yaserde(attribute = true, rename = "LocatorID")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub locator_id: Option<u64>,
     /// The room type (InvTypeCode or InvCode), the rate plan (RatePlanCode: the board, e.g. BB) and the dates. Optional in OpenTravel 2016B; required here.
     #[yaserde(prefix = "ota", rename = "StatusApplicationControl")]
@@ -320,13 +387,23 @@ pub struct RateAmountMessage {
 }
 
 /// The rates of a rate amount message.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RateAmountRates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RATE_AMOUNT_RATES)]
 pub struct RateAmountRates {
     /// One rate over a date range.
     #[yaserde(prefix = "ota", rename = "Rate")]
@@ -334,110 +411,147 @@ pub struct RateAmountRates {
 }
 
 /// One rate over a date range (OpenTravel 2016B RateUploadType with RateChangeIndicator): the amounts per number of guests in BaseByGuestAmts. Its dates (Start, End, both included) and days of the week narrow those of the StatusApplicationControl; absent, the StatusApplicationControl's apply.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RateAmountRate",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RATE_AMOUNT_RATE)]
 pub struct RateAmountRate {
     /// OpenTravel 2016B: the number of units. Taken and ignored.
     #[yaserde(attribute = true, rename = "NumberOfUnits")]
+    #[codec(value = rt::schema::XS_INTEGER)]
     pub number_of_units: Option<i64>,
     /// The unit the amounts are for: Day (a night; absent means Day).
     #[yaserde(attribute = true, rename = "RateTimeUnit")]
+    #[codec(value = TIME_UNIT)]
     pub rate_time_unit: Option<TimeUnit>,
     /// OpenTravel 2016B: the number of RateTimeUnits the amount is for. Taken and ignored.
     #[yaserde(attribute = true, rename = "UnitMultiplier")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub unit_multiplier: Option<u64>,
     /// OpenTravel 2016B: the fewest guests the rate is for.
     #[yaserde(attribute = true, rename = "MinGuestApplicable")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub min_guest_applicable: Option<u64>,
     /// OpenTravel 2016B: the most guests the rate is for.
     #[yaserde(attribute = true, rename = "MaxGuestApplicable")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_guest_applicable: Option<u64>,
     /// The guests the amount is for, as an OTA Age Qualifying Code (10 adult, 8 child); absent: adults.
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: Option<AgeQualifyingCode>,
     /// OpenTravel 2016B: the youngest age the amount is for.
     #[yaserde(attribute = true, rename = "MinAge")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub min_age: Option<u64>,
     /// OpenTravel 2016B: the oldest age the amount is for.
     #[yaserde(attribute = true, rename = "MaxAge")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_age: Option<u64>,
     /// OpenTravel 2016B: the unit of MinAge and MaxAge (Year).
     #[yaserde(attribute = true, rename = "AgeTimeUnit")]
+    #[codec(value = TIME_UNIT)]
     pub age_time_unit: Option<TimeUnit>,
     /// OpenTravel 2016B: an age bucket. Taken and ignored.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "AgeBucket")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub age_bucket: Option<String>,
     /// OpenTravel 2016B: a minimum stay of the rate (the gateway takes lengths of stay from OTA_HotelAvailNotifRQ).
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "MinLOS")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub min_los: Option<String>,
     /// OpenTravel 2016B: a maximum stay of the rate (the gateway takes lengths of stay from OTA_HotelAvailNotifRQ).
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "MaxLOS")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub max_los: Option<String>,
     /// OpenTravel 2016B: a day of the week the stay must include. Taken and ignored.
     #[yaserde(attribute = true, rename = "StayOverDate")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub stay_over_date: Option<String>,
     /// The first night (YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE)]
     pub start: Option<rt::Date>,
     /// OpenTravel 2016B: a duration instead of End.
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "Duration")]
+    #[codec(value = ISO_DURATION)]
     pub duration: Option<String>,
     /// The last night, included (YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE)]
     pub end: Option<rt::Date>,
     /// Applies on Mondays.
     #[yaserde(attribute = true, rename = "Mon")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub mon: Option<bool>,
     /// Applies on Tuesdays.
     #[yaserde(attribute = true, rename = "Tue")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub tue: Option<bool>,
     /// Applies on Wednesdays.
     #[yaserde(attribute = true, rename = "Weds")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub weds: Option<bool>,
     /// Applies on Thursdays.
     #[yaserde(attribute = true, rename = "Thur")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub thur: Option<bool>,
     /// Applies on Fridays.
     #[yaserde(attribute = true, rename = "Fri")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub fri: Option<bool>,
     /// Applies on Saturdays.
     #[yaserde(attribute = true, rename = "Sat")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub sat: Option<bool>,
     /// Applies on Sundays.
     #[yaserde(attribute = true, rename = "Sun")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub sun: Option<bool>,
     /// The currency of the amounts (ISO 4217).
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// OpenTravel 2016B: the number of decimal places of the currency.
     #[yaserde(attribute = true, rename = "DecimalPlaces")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub decimal_places: Option<u64>,
     /// OpenTravel 2016B: a rate tier. Taken and ignored.
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "RateTier")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub rate_tier: Option<String>,
     /// OpenTravel 2016B: the rate changed during the stay. Taken and ignored.
     #[yaserde(attribute = true, rename = "RateChangeIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub rate_change_indicator: Option<bool>,
     /// The amounts per night, per number of guests.
     #[yaserde(prefix = "ota", rename = "BaseByGuestAmts")]
@@ -472,13 +586,23 @@ pub struct RateAmountRate {
 }
 
 /// The amounts of a rate per number of guests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BaseByGuestAmts",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BASE_BY_GUEST_AMTS)]
 pub struct BaseByGuestAmts {
     /// One amount.
     #[yaserde(prefix = "ota", rename = "BaseByGuestAmt")]
@@ -486,75 +610,101 @@ pub struct BaseByGuestAmts {
 }
 
 /// The amount of one night for a number of guests (OpenTravel 2016B BaseByGuestAmt, a TotalType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BaseByGuestAmt",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BASE_BY_GUEST_AMT)]
 pub struct BaseByGuestAmt {
     /// The amount before taxes.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "AmountBeforeTax")]
+    #[codec(value = MONEY)]
     pub amount_before_tax: Option<rt::Decimal>,
     /// The amount after taxes: the price the gateway sells (with AmountBeforeTax alone, that amount).
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "AmountAfterTax")]
+    #[codec(value = MONEY)]
     pub amount_after_tax: Option<rt::Decimal>,
     /// The currency (ISO 4217); absent: the Rate's.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// OpenTravel 2016B: the number of decimal places of the currency.
     #[yaserde(attribute = true, rename = "DecimalPlaces")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub decimal_places: Option<u64>,
     /// OpenTravel 2016B: fees are not included. Taken and ignored.
     #[yaserde(attribute = true, rename = "AdditionalFeesExcludedIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub additional_fees_excluded_indicator: Option<bool>,
     /// OpenTravel 2016B: the kind of amount (an OpenTravel code). Taken and ignored.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = OTA_CODE)]
     pub r#type: Option<String>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "ServiceOverrideIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub service_override_indicator: Option<bool>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "RateOverrideIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub rate_override_indicator: Option<bool>,
     /// OpenTravel 2016B: the amount with a markup. Taken and ignored.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "AmountIncludingMarkup")]
+    #[codec(value = MONEY)]
     pub amount_including_markup: Option<rt::Decimal>,
     /// OpenTravel 2016B: a code of the amount. Taken and ignored.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub code: Option<String>,
     /// The number of guests the amount is for (of AgeQualifyingCode); absent: any number (the room's amount).
     #[yaserde(attribute = true, rename = "NumberOfGuests")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub number_of_guests: Option<u64>,
     /// The guests the amount is for, as an OTA Age Qualifying Code (10 adult, 8 child); absent: adults.
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: Option<AgeQualifyingCode>,
     /// OpenTravel 2016B: the youngest age the amount is for.
     #[yaserde(attribute = true, rename = "MinAge")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub min_age: Option<u64>,
     /// OpenTravel 2016B: the oldest age the amount is for.
     #[yaserde(attribute = true, rename = "MaxAge")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_age: Option<u64>,
     /// OpenTravel 2016B: the unit of MinAge and MaxAge (Year).
     #[yaserde(attribute = true, rename = "AgeTimeUnit")]
+    #[codec(value = TIME_UNIT)]
     pub age_time_unit: Option<TimeUnit>,
     /// OpenTravel 2016B: an age bucket. Taken and ignored.
     ///
     /// Value type: `StringLength1to16` (`xs:string`); checked when decoding: 1 to 16 characters.
     #[yaserde(attribute = true, rename = "AgeBucket")]
+    #[codec(value = STRING_LENGTH1TO16)]
     pub age_bucket: Option<String>,
     /// OpenTravel 2016B: the taxes of the amount. Taken and not read.
     #[yaserde(prefix = "ota", rename = "Taxes")]
@@ -568,29 +718,6 @@ pub struct BaseByGuestAmt {
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelRateAmountNotifRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelRateAmountNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            notif_type: Default::default(),
-            notif_scope_type: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            rate_amount_messages: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelRateAmountNotifRq {
     const ROOT: &'static str = "OTA_HotelRateAmountNotifRQ";
@@ -614,22 +741,6 @@ impl rt::PosRequest for OtaHotelRateAmountNotifRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelRateAmountNotifRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelRateAmountNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelRateAmountNotifRs {
     const ROOT: &'static str = "OTA_HotelRateAmountNotifRS";
@@ -675,674 +786,5 @@ impl rt::Response for OtaHotelRateAmountNotifRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelRateAmountNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "NotifType" => {
-                    out.notif_type = cx.value(&attr, &schema::RATE_NOTIF_TYPE)?;
-                }
-                "NotifScopeType" => {
-                    out.notif_scope_type = cx
-                        .value(&attr, &schema::RATE_NOTIF_SCOPE_TYPE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "RateAmountMessages" => {
-                    rt::set(
-                        &mut out.rate_amount_messages,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelRateAmountNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("NotifType", &self.notif_type);
-        w.attr_opt("NotifScopeType", &self.notif_scope_type);
-        rt::Encode::encode(&self.pos, w, "POS");
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.rate_amount_messages, w, "RateAmountMessages");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelRateAmountNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RATE_AMOUNT_NOTIF_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelRateAmountNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RateAmountMessages {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_MESSAGES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ChainCode" => {
-                    out.chain_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "BrandCode" => {
-                    out.brand_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelCode" => {
-                    out.hotel_code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                "HotelCityCode" => {
-                    out.hotel_city_code = cx.value(&attr, &schema::STRING_LENGTH1TO8)?;
-                }
-                "HotelName" => {
-                    out.hotel_name = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "HotelCodeContext" => {
-                    out.hotel_code_context = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "ChainName" => {
-                    out.chain_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "BrandName" => {
-                    out.brand_name = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "AreaID" => out.area_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TTIcode" => {
-                    out.tt_icode = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RateAmountMessage" => {
-                    rt::push(
-                        &mut out.rate_amount_message,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RateAmountMessages {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ChainCode", &self.chain_code);
-        w.attr_opt("BrandCode", &self.brand_code);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelCityCode", &self.hotel_city_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.attr_opt("HotelCodeContext", &self.hotel_code_context);
-        w.attr_opt("ChainName", &self.chain_name);
-        w.attr_opt("BrandName", &self.brand_name);
-        w.attr_opt("AreaID", &self.area_id);
-        w.attr_opt("TTIcode", &self.tt_icode);
-        for v in &self.rate_amount_message {
-            rt::Encode::encode(v, w, "RateAmountMessage");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RateAmountMessage {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_MESSAGE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "LocatorID" => {
-                    out.locator_id = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "StatusApplicationControl" => {
-                    rt::set(
-                        &mut out.status_application_control,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Rates" => {
-                    rt::set(&mut out.rates, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RateAmountMessage {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("LocatorID", &self.locator_id);
-        rt::Encode::encode(
-            &self.status_application_control,
-            w,
-            "StatusApplicationControl",
-        );
-        rt::Encode::encode(&self.rates, w, "Rates");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RateAmountRates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_RATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Rate" => rt::push(&mut out.rate, cx.element(&next, rt::Decode::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RateAmountRates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.rate {
-            rt::Encode::encode(v, w, "Rate");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RateAmountRate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RATE_AMOUNT_RATE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "NumberOfUnits" => {
-                    out.number_of_units = cx.value(&attr, &rt::schema::XS_INTEGER)?;
-                }
-                "RateTimeUnit" => {
-                    out.rate_time_unit = cx.value(&attr, &schema::TIME_UNIT)?;
-                }
-                "UnitMultiplier" => {
-                    out.unit_multiplier = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "MinGuestApplicable" => {
-                    out.min_guest_applicable = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "MaxGuestApplicable" => {
-                    out.max_guest_applicable = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "AgeQualifyingCode" => {
-                    out.age_qualifying_code = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "MinAge" => {
-                    out.min_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "MaxAge" => {
-                    out.max_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "AgeTimeUnit" => out.age_time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
-                "AgeBucket" => {
-                    out.age_bucket = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                "MinLOS" => out.min_los = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
-                "MaxLOS" => out.max_los = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
-                "StayOverDate" => {
-                    out.stay_over_date = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Start" => out.start = cx.value(&attr, &schema::DATE)?,
-                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
-                "End" => out.end = cx.value(&attr, &schema::DATE)?,
-                "Mon" => out.mon = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Tue" => out.tue = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Weds" => out.weds = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Thur" => out.thur = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Fri" => out.fri = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Sat" => out.sat = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "Sun" => out.sun = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "DecimalPlaces" => {
-                    out.decimal_places = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "RateTier" => {
-                    out.rate_tier = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RateChangeIndicator" => {
-                    out.rate_change_indicator = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BaseByGuestAmts" => {
-                    out.base_by_guest_amts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "AdditionalGuestAmounts" => {
-                    out.additional_guest_amounts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Fees" => out.fees = cx.element(&next, rt::Decode::decode)?,
-                "GuaranteePolicies" => {
-                    out.guarantee_policies = cx.element(&next, rt::Decode::decode)?;
-                }
-                "CancelPolicies" => {
-                    out.cancel_policies = cx.element(&next, rt::Decode::decode)?;
-                }
-                "PaymentPolicies" => {
-                    out.payment_policies = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RateDescription" => {
-                    out.rate_description = cx.element(&next, rt::Decode::decode)?;
-                }
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "MealsIncluded" => {
-                    out.meals_included = cx.element(&next, rt::Decode::decode)?;
-                }
-                "AdditionalCharges" => {
-                    out.additional_charges = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RateAmountRate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("NumberOfUnits", &self.number_of_units);
-        w.attr_opt("RateTimeUnit", &self.rate_time_unit);
-        w.attr_opt("UnitMultiplier", &self.unit_multiplier);
-        w.attr_opt("MinGuestApplicable", &self.min_guest_applicable);
-        w.attr_opt("MaxGuestApplicable", &self.max_guest_applicable);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("MinAge", &self.min_age);
-        w.attr_opt("MaxAge", &self.max_age);
-        w.attr_opt("AgeTimeUnit", &self.age_time_unit);
-        w.attr_opt("AgeBucket", &self.age_bucket);
-        w.attr_opt("MinLOS", &self.min_los);
-        w.attr_opt("MaxLOS", &self.max_los);
-        w.attr_opt("StayOverDate", &self.stay_over_date);
-        w.attr_opt("Start", &self.start);
-        w.attr_opt("Duration", &self.duration);
-        w.attr_opt("End", &self.end);
-        w.attr_opt("Mon", &self.mon);
-        w.attr_opt("Tue", &self.tue);
-        w.attr_opt("Weds", &self.weds);
-        w.attr_opt("Thur", &self.thur);
-        w.attr_opt("Fri", &self.fri);
-        w.attr_opt("Sat", &self.sat);
-        w.attr_opt("Sun", &self.sun);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("DecimalPlaces", &self.decimal_places);
-        w.attr_opt("RateTier", &self.rate_tier);
-        w.attr_opt("RateChangeIndicator", &self.rate_change_indicator);
-        if let Some(v) = &self.base_by_guest_amts {
-            rt::Encode::encode(v, w, "BaseByGuestAmts");
-        }
-        if let Some(v) = &self.additional_guest_amounts {
-            rt::Encode::encode(v, w, "AdditionalGuestAmounts");
-        }
-        if let Some(v) = &self.fees {
-            rt::Encode::encode(v, w, "Fees");
-        }
-        if let Some(v) = &self.guarantee_policies {
-            rt::Encode::encode(v, w, "GuaranteePolicies");
-        }
-        if let Some(v) = &self.cancel_policies {
-            rt::Encode::encode(v, w, "CancelPolicies");
-        }
-        if let Some(v) = &self.payment_policies {
-            rt::Encode::encode(v, w, "PaymentPolicies");
-        }
-        if let Some(v) = &self.rate_description {
-            rt::Encode::encode(v, w, "RateDescription");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.meals_included {
-            rt::Encode::encode(v, w, "MealsIncluded");
-        }
-        if let Some(v) = &self.additional_charges {
-            rt::Encode::encode(v, w, "AdditionalCharges");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BaseByGuestAmts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BASE_BY_GUEST_AMTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BaseByGuestAmt" => {
-                    rt::push(
-                        &mut out.base_by_guest_amt,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BaseByGuestAmts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.base_by_guest_amt {
-            rt::Encode::encode(v, w, "BaseByGuestAmt");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BaseByGuestAmt {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BASE_BY_GUEST_AMT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AmountBeforeTax" => {
-                    out.amount_before_tax = cx.value(&attr, &schema::MONEY)?;
-                }
-                "AmountAfterTax" => {
-                    out.amount_after_tax = cx.value(&attr, &schema::MONEY)?;
-                }
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "DecimalPlaces" => {
-                    out.decimal_places = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "AdditionalFeesExcludedIndicator" => {
-                    out.additional_fees_excluded_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "Type" => out.r#type = cx.value(&attr, &schema::OTA_CODE)?,
-                "ServiceOverrideIndicator" => {
-                    out.service_override_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "RateOverrideIndicator" => {
-                    out.rate_override_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "AmountIncludingMarkup" => {
-                    out.amount_including_markup = cx.value(&attr, &schema::MONEY)?;
-                }
-                "Code" => out.code = cx.value(&attr, &schema::STRING_LENGTH1TO16)?,
-                "NumberOfGuests" => {
-                    out.number_of_guests = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "AgeQualifyingCode" => {
-                    out.age_qualifying_code = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "MinAge" => {
-                    out.min_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "MaxAge" => {
-                    out.max_age = cx.value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                "AgeTimeUnit" => out.age_time_unit = cx.value(&attr, &schema::TIME_UNIT)?,
-                "AgeBucket" => {
-                    out.age_bucket = cx.value(&attr, &schema::STRING_LENGTH1TO16)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Taxes" => out.taxes = cx.element(&next, rt::Decode::decode)?,
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                "NumberOfGuestsDescription" => {
-                    rt::push(
-                        &mut out.number_of_guests_description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BaseByGuestAmt {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AmountBeforeTax", &self.amount_before_tax);
-        w.attr_opt("AmountAfterTax", &self.amount_after_tax);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("DecimalPlaces", &self.decimal_places);
-        w.attr_opt(
-            "AdditionalFeesExcludedIndicator",
-            &self.additional_fees_excluded_indicator,
-        );
-        w.attr_opt("Type", &self.r#type);
-        w.attr_opt("ServiceOverrideIndicator", &self.service_override_indicator);
-        w.attr_opt("RateOverrideIndicator", &self.rate_override_indicator);
-        w.attr_opt("AmountIncludingMarkup", &self.amount_including_markup);
-        w.attr_opt("Code", &self.code);
-        w.attr_opt("NumberOfGuests", &self.number_of_guests);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("MinAge", &self.min_age);
-        w.attr_opt("MaxAge", &self.max_age);
-        w.attr_opt("AgeTimeUnit", &self.age_time_unit);
-        w.attr_opt("AgeBucket", &self.age_bucket);
-        if let Some(v) = &self.taxes {
-            rt::Encode::encode(v, w, "Taxes");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        for v in &self.number_of_guests_description {
-            rt::Encode::encode(v, w, "NumberOfGuestsDescription");
-        }
-        w.end(name);
     }
 }

@@ -18,58 +18,79 @@ use super::hotel_res_modify::{
 };
 
 /// Book hotel rooms. ResStatus Quote checks availability and prices, returns per-room totals and the cancellation policy, and creates nothing (no Internal reference; the Client reference is echoed). Commit does the same and books: atomically, and once per requestor and Client reference (a repeated Commit answers the booking already made). At most 5 rooms (more is Type 3, Code 378). The first adult linked to a room is its responsible person. With Instance PriceBreakdown on the Type 22 RequestorID the answer adds the price per night and per guest, and the prepayment due when one applies.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_RQ)]
 pub struct OtaHotelResRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Quote (price and check, store nothing) or Commit (book); other values are kept as written. Absent: Quote.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = RES_STATUS)]
     pub res_status: Option<ResStatus>,
     /// Point of sale with the two Source elements (see Authentication); the Type 22 RequestorID may carry Instance PriceBreakdown.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -80,33 +101,47 @@ pub struct OtaHotelResRq {
 }
 
 /// Response to a hotel booking: Success (optionally with Warnings) and the booking as quoted or made, or Errors alone. Rooms are numbered by IndexNumber, 1-based, in the order of the request's room stays. After a Commit the booking carries its Internal reference (booking level in ResGlobalInfo/HotelReservationIDs, item level in each RoomStay/Reference) and can be read with /bookread, modified with /bookmodify and cancelled with /bookcancel.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_RS)]
 pub struct OtaHotelResRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The booking (or its quote) was processed.
     ///
@@ -207,13 +242,23 @@ impl rt::ToValue for PaymentGuaranteeType {
 }
 
 /// Container of the booking wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookHotelReservations",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_HOTEL_RESERVATIONS)]
 pub struct BookHotelReservations {
     /// The booking wanted: rooms, services, guests and booking-wide data.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -221,13 +266,23 @@ pub struct BookHotelReservations {
 }
 
 /// One hotel booking wanted.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookHotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_HOTEL_RESERVATION)]
 pub struct BookHotelReservation {
     /// The rooms to book (at most 5).
     #[yaserde(prefix = "ota", rename = "RoomStays")]
@@ -244,13 +299,23 @@ pub struct BookHotelReservation {
 }
 
 /// List of the rooms to book.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookRoomStays",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_ROOM_STAYS)]
 pub struct BookRoomStays {
     /// One room to book (at most 5 per booking: more is answered with Type 3, Code 378).
     #[yaserde(prefix = "ota", rename = "RoomStay")]
@@ -258,18 +323,29 @@ pub struct BookRoomStays {
 }
 
 /// One room to book, as offered by /hotelavailability: room type, board, dates, hotel, and who stays in it.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookRoomStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_ROOM_STAY)]
 pub struct BookRoomStay {
     /// The client's number for this room (the gateway's documentation shows it; OpenTravel 2016B has no RoomStay@RPH and numbers room stays by IndexNumber, also taken here). The answer numbers rooms by IndexNumber, in request order.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = RPH_NUMBER, also = "IndexNumber")]
     pub rph: Option<u64>,
     /// RoomType@RoomTypeCode: the room code, which may carry contract or rate-plan suffixes after `;` (e.g. RMSD000000;CT12/RP3).
     #[yaserde(prefix = "ota", rename = "RoomTypes")]
@@ -301,13 +377,23 @@ pub struct BookRoomStay {
 }
 
 /// List of the services to book.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookServices",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_SERVICES)]
 pub struct BookServices {
     /// One service (a board).
     #[yaserde(prefix = "ota", rename = "Service")]
@@ -315,40 +401,64 @@ pub struct BookServices {
 }
 
 /// One service to book, referenced from room stays by its ServiceRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookService",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_SERVICE, empty)]
 pub struct BookService {
     /// Service code (string): a board code such as SC, BB, HB.
     #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub service_inventory_code: String,
     /// The number by which ServiceRPH elements refer to this service.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "ServiceRPH")]
+    #[codec(value = RPH_NUMBER)]
     pub service_rph: u64,
     /// OTA Unique ID Type of ID. OpenTravel 2016B requires Type and ID on a Service; the gateway's clients omit both, and the gateway ignores them in a request.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub r#type: Option<ReservationIdCode>,
     /// Identifier of the service in the client's system (1 to 32 characters); ignored.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub id: Option<String>,
 }
 
 /// List of the booking's guests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookResGuests",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_RES_GUESTS)]
 pub struct BookResGuests {
     /// One guest.
     #[yaserde(prefix = "ota", rename = "ResGuest")]
@@ -356,21 +466,33 @@ pub struct BookResGuests {
 }
 
 /// One guest of the booking (request and answer), referenced from room stays by its ResGuestRPH. The first adult of a room is the room's responsible person.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookResGuest",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_RES_GUEST)]
 pub struct BookResGuest {
     /// The number by which ResGuestRPH references refer to this guest.
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "ResGuestRPH")]
+    #[codec(value = RPH_NUMBER)]
     pub res_guest_rph: u64,
     /// Age category (OTA AQC): 10 adult, 8 child, 7 infant, 11 senior.
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: AgeQualifyingCode,
     /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); PersonName with NamePrefix, GivenName, Surname (OpenTravel requires Surname; send it, the answer always has it).
     #[yaserde(prefix = "ota", rename = "Profiles")]
@@ -381,13 +503,23 @@ pub struct BookResGuest {
 }
 
 /// Booking-wide data of a booking request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookResGlobalInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_RES_GLOBAL_INFO)]
 pub struct BookResGlobalInfo {
     /// Booking comments (Comment@Name@CommentOriginatorCode with Text).
     #[yaserde(prefix = "ota", rename = "Comments")]
@@ -404,13 +536,23 @@ pub struct BookResGlobalInfo {
 }
 
 /// List of booking references.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookingReservationIDs",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKING_RESERVATION_IDS)]
 pub struct BookingReservationIds {
     /// One reference: the Client one and, after a Commit, the Internal one.
     #[yaserde(prefix = "ota", rename = "HotelReservationID")]
@@ -418,35 +560,58 @@ pub struct BookingReservationIds {
 }
 
 /// One booking reference, issued by the client or by the gateway.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookingReservationID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKING_RESERVATION_ID, empty)]
 pub struct BookingReservationId {
     /// Integer code: 36 booking level.
     #[yaserde(attribute = true, rename = "ResID_Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub res_id_type: ReservationIdCode,
     /// The reference value: at most 64 characters, as every booking reference the gateway keeps.
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
+    #[codec(value = SHORT_TEXT)]
     pub res_id_value: String,
     /// Client (the partner's reference) or Internal (the gateway's reference).
     #[yaserde(attribute = true, rename = "ResID_SourceContext")]
+    #[codec(value = RES_ID_SOURCE_CONTEXT)]
     pub res_id_source_context: ResIdSourceContext,
 }
 
 /// Container of the booking quoted or made.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedHotelReservations",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_HOTEL_RESERVATIONS)]
 pub struct BookedHotelReservations {
     /// The booking: rooms, services, guests and booking-wide data.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -454,13 +619,23 @@ pub struct BookedHotelReservations {
 }
 
 /// One hotel booking as quoted or made (OpenTravel 2016B HotelReservationType subset).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedHotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_HOTEL_RESERVATION)]
 pub struct BookedHotelReservation {
     /// The rooms.
     #[yaserde(prefix = "ota", rename = "RoomStays")]
@@ -477,13 +652,23 @@ pub struct BookedHotelReservation {
 }
 
 /// List of the booked rooms.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedRoomStays",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_ROOM_STAYS)]
 pub struct BookedRoomStays {
     /// One room, in the order of the request.
     #[yaserde(prefix = "ota", rename = "RoomStay")]
@@ -491,18 +676,29 @@ pub struct BookedRoomStays {
 }
 
 /// One room as quoted or booked. The children follow the OpenTravel 2016B RoomStay order (RoomStayType, then ResGuestRPHs, ServiceRPHs, Reference).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedRoomStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_ROOM_STAY)]
 pub struct BookedRoomStay {
     /// The room's number within the booking, 1-based, in the order of the request's room stays.
     ///
     /// Value type: `RoomIndex` (`xs:positiveInteger`); checked when decoding: at most `999`.
     #[yaserde(attribute = true, rename = "IndexNumber")]
+    #[codec(value = ROOM_INDEX)]
     pub index_number: u64,
     /// RoomType@RoomTypeCode with the room's name in RoomDescription/Text.
     #[yaserde(prefix = "ota", rename = "RoomTypes")]
@@ -529,6 +725,7 @@ pub struct BookedRoomStay {
     ///
     /// Value type: `RPHList` (`xs:string`); checked when decoding: matches `[0-9]{1,8}( [0-9]{1,8})*`.
     #[yaserde(prefix = "ota", rename = "ResGuestRPHs")]
+    #[codec(simple)]
     pub res_guest_rphs: Option<String>,
     /// The services of the room (its board): ServiceRPH@RPH elements.
     #[yaserde(prefix = "ota", rename = "ServiceRPHs")]
@@ -539,13 +736,23 @@ pub struct BookedRoomStay {
 }
 
 /// List of the booked services.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedServices",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_SERVICES)]
 pub struct BookedServices {
     /// One service (a board).
     #[yaserde(prefix = "ota", rename = "Service")]
@@ -553,40 +760,64 @@ pub struct BookedServices {
 }
 
 /// One booked service, referenced from room stays by its ServiceRPH. OpenTravel 2016B requires Type and ID on a Service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedService",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_SERVICE, empty)]
 pub struct BookedService {
     /// Service code (string): a board code such as SC, BB, HB.
     #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub service_inventory_code: String,
     /// The number by which ServiceRPH elements refer to this service (as in the request).
     ///
     /// Value type: `RPHNumber` (`xs:nonNegativeInteger`); checked when decoding: at most `99999999`.
     #[yaserde(attribute = true, rename = "ServiceRPH")]
+    #[codec(value = RPH_NUMBER)]
     pub service_rph: u64,
     /// OTA Unique ID Type of ID: 16 (reference) for the service's code within the booking; 37 (item level) if the gateway gives the service an item reference of its own.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub r#type: ReservationIdCode,
     /// Identifier of the service (1 to 32 characters): with Type 16 the ServiceInventoryCode, with Type 37 the item reference.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub id: String,
 }
 
 /// Booking-wide data of a booking answer, in the OpenTravel 2016B ResGlobalInfo order, with BasicPropertyInfo last.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedResGlobalInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_RES_GLOBAL_INFO)]
 pub struct BookedResGlobalInfo {
     /// The booking comments, as requested.
     #[yaserde(prefix = "ota", rename = "Comments")]
@@ -609,13 +840,23 @@ pub struct BookedResGlobalInfo {
 }
 
 /// List of payments due.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "PrepaymentRequirements",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PREPAYMENT_REQUIREMENTS)]
 pub struct PrepaymentRequirements {
     /// One payment due: how much, by when.
     #[yaserde(prefix = "ota", rename = "GuaranteePayment")]
@@ -623,16 +864,27 @@ pub struct PrepaymentRequirements {
 }
 
 /// A payment due: AmountPercent by Deadline.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "PrepaymentDue",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PREPAYMENT_DUE)]
 pub struct PrepaymentDue {
     /// The kind of payment: PrePay (prepayment) or Deposit.
     #[yaserde(attribute = true, rename = "GuaranteeType")]
+    #[codec(value = PAYMENT_GUARANTEE_TYPE)]
     pub guarantee_type: Option<PaymentGuaranteeType>,
     /// The amount due: Amount with CurrencyCode (and/or Percent of the price).
     #[yaserde(prefix = "ota", rename = "AmountPercent")]
@@ -643,27 +895,6 @@ pub struct PrepaymentDue {
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelResRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_status: Default::default(),
-            pos: Default::default(),
-            hotel_reservations: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelResRq {
     const ROOT: &'static str = "OTA_HotelResRQ";
@@ -687,22 +918,6 @@ impl rt::PosRequest for OtaHotelResRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelResRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_reservations: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelResRs {
     const ROOT: &'static str = "OTA_HotelResRS";
@@ -749,1125 +964,5 @@ impl rt::Response for OtaHotelResRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelResRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "HotelReservations" => {
-                    rt::set(
-                        &mut out.hotel_reservations,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelResRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "HotelReservations" => {
-                    out.hotel_reservations = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_reservations {
-            rt::Encode::encode(v, w, "HotelReservations");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::set(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_reservation, w, "HotelReservation");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStays" => {
-                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "ResGuests" => {
-                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
-                }
-                "ResGlobalInfo" => {
-                    rt::set(
-                        &mut out.res_global_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.room_stays, w, "RoomStays");
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        rt::Encode::encode(&self.res_guests, w, "ResGuests");
-        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookRoomStays {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_ROOM_STAYS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStay" => {
-                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookRoomStays {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_stay {
-            rt::Encode::encode(v, w, "RoomStay");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookRoomStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_ROOM_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RPH" | "IndexNumber" => {
-                    cx.once(node, &attr, DESC)?;
-                    out.rph = cx.value(&attr, &schema::RPH_NUMBER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomTypes" => {
-                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomRates" => out.room_rates = cx.element(&next, rt::Decode::decode)?,
-                "GuestCounts" => {
-                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RatePlans" => out.rate_plans = cx.element(&next, rt::Decode::decode)?,
-                "TimeSpan" => {
-                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
-                }
-                "BasicPropertyInfo" => {
-                    rt::set(
-                        &mut out.basic_property_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "SpecialRequests" => {
-                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ResGuestRPHs" => {
-                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ServiceRPHs" => {
-                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookRoomStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RPH", &self.rph);
-        rt::Encode::encode(&self.room_types, w, "RoomTypes");
-        if let Some(v) = &self.room_rates {
-            rt::Encode::encode(v, w, "RoomRates");
-        }
-        if let Some(v) = &self.guest_counts {
-            rt::Encode::encode(v, w, "GuestCounts");
-        }
-        if let Some(v) = &self.rate_plans {
-            rt::Encode::encode(v, w, "RatePlans");
-        }
-        rt::Encode::encode(&self.time_span, w, "TimeSpan");
-        rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
-        if let Some(v) = &self.special_requests {
-            rt::Encode::encode(v, w, "SpecialRequests");
-        }
-        if let Some(v) = &self.res_guest_rphs {
-            rt::Encode::encode(v, w, "ResGuestRPHs");
-        }
-        if let Some(v) = &self.service_rphs {
-            rt::Encode::encode(v, w, "ServiceRPHs");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookServices {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_SERVICES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Service" => {
-                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookServices {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.service {
-            rt::Encode::encode(v, w, "Service");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookService {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_SERVICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ServiceInventoryCode" => {
-                    rt::set(
-                        &mut out.service_inventory_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "ServiceRPH" => {
-                    rt::set(&mut out.service_rph, cx.value(&attr, &schema::RPH_NUMBER)?)
-                }
-                "Type" => out.r#type = cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                "ID" => out.id = cx.value(&attr, &schema::STRING_LENGTH1TO32)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookService {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ServiceInventoryCode", &self.service_inventory_code);
-        w.attr("ServiceRPH", &self.service_rph);
-        w.attr_opt("Type", &self.r#type);
-        w.attr_opt("ID", &self.id);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookResGuests {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GUESTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ResGuest" => {
-                    rt::push(&mut out.res_guest, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookResGuests {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.res_guest {
-            rt::Encode::encode(v, w, "ResGuest");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookResGuest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GUEST;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResGuestRPH" => {
-                    rt::set(
-                        &mut out.res_guest_rph,
-                        cx.value(&attr, &schema::RPH_NUMBER)?,
-                    )
-                }
-                "AgeQualifyingCode" => {
-                    rt::set(
-                        &mut out.age_qualifying_code,
-                        cx.value(&attr, &schema::AGE_QUALIFYING_CODE)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
-                "GuestCounts" => {
-                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookResGuest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ResGuestRPH", &self.res_guest_rph);
-        w.attr("AgeQualifyingCode", &self.age_qualifying_code);
-        if let Some(v) = &self.profiles {
-            rt::Encode::encode(v, w, "Profiles");
-        }
-        if let Some(v) = &self.guest_counts {
-            rt::Encode::encode(v, w, "GuestCounts");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookResGlobalInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_RES_GLOBAL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
-                "SpecialRequests" => {
-                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
-                }
-                "HotelReservationIDs" => {
-                    rt::set(
-                        &mut out.hotel_reservation_ids,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "BasicPropertyInfo" => {
-                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookResGlobalInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.comments {
-            rt::Encode::encode(v, w, "Comments");
-        }
-        if let Some(v) = &self.special_requests {
-            rt::Encode::encode(v, w, "SpecialRequests");
-        }
-        rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
-        if let Some(v) = &self.basic_property_info {
-            rt::Encode::encode(v, w, "BasicPropertyInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookingReservationIds {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_RESERVATION_IDS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservationID" => {
-                    rt::push(
-                        &mut out.hotel_reservation_id,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookingReservationIds {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation_id {
-            rt::Encode::encode(v, w, "HotelReservationID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookingReservationId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_RESERVATION_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResID_Type" => {
-                    rt::set(
-                        &mut out.res_id_type,
-                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                    )
-                }
-                "ResID_Value" => {
-                    rt::set(&mut out.res_id_value, cx.value(&attr, &schema::SHORT_TEXT)?)
-                }
-                "ResID_SourceContext" => {
-                    rt::set(
-                        &mut out.res_id_source_context,
-                        cx.value(&attr, &schema::RES_ID_SOURCE_CONTEXT)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookingReservationId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ResID_Type", &self.res_id_type);
-        w.attr("ResID_Value", &self.res_id_value);
-        w.attr("ResID_SourceContext", &self.res_id_source_context);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::set(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_reservation, w, "HotelReservation");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStays" => {
-                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "ResGuests" => {
-                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
-                }
-                "ResGlobalInfo" => {
-                    rt::set(
-                        &mut out.res_global_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.room_stays, w, "RoomStays");
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        rt::Encode::encode(&self.res_guests, w, "ResGuests");
-        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedRoomStays {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_ROOM_STAYS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStay" => {
-                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedRoomStays {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_stay {
-            rt::Encode::encode(v, w, "RoomStay");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedRoomStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_ROOM_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "IndexNumber" => {
-                    rt::set(&mut out.index_number, cx.value(&attr, &schema::ROOM_INDEX)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomTypes" => {
-                    rt::set(&mut out.room_types, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomRates" => {
-                    rt::set(&mut out.room_rates, cx.element(&next, rt::Decode::decode)?)
-                }
-                "GuestCounts" => {
-                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TimeSpan" => {
-                    rt::set(&mut out.time_span, cx.element(&next, rt::Decode::decode)?)
-                }
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => {
-                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
-                }
-                "BasicPropertyInfo" => {
-                    rt::set(
-                        &mut out.basic_property_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ResGuestRPHs" => out.res_guest_rphs = cx.simple(&next)?,
-                "ServiceRPHs" => {
-                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Reference" => out.reference = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedRoomStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("IndexNumber", &self.index_number);
-        rt::Encode::encode(&self.room_types, w, "RoomTypes");
-        rt::Encode::encode(&self.room_rates, w, "RoomRates");
-        if let Some(v) = &self.guest_counts {
-            rt::Encode::encode(v, w, "GuestCounts");
-        }
-        rt::Encode::encode(&self.time_span, w, "TimeSpan");
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        rt::Encode::encode(&self.total, w, "Total");
-        rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
-        if let Some(v) = &self.res_guest_rphs {
-            w.simple("ResGuestRPHs", v);
-        }
-        if let Some(v) = &self.service_rphs {
-            rt::Encode::encode(v, w, "ServiceRPHs");
-        }
-        if let Some(v) = &self.reference {
-            rt::Encode::encode(v, w, "Reference");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedServices {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_SERVICES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Service" => {
-                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedServices {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.service {
-            rt::Encode::encode(v, w, "Service");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedService {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_SERVICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ServiceInventoryCode" => {
-                    rt::set(
-                        &mut out.service_inventory_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "ServiceRPH" => {
-                    rt::set(&mut out.service_rph, cx.value(&attr, &schema::RPH_NUMBER)?)
-                }
-                "Type" => {
-                    rt::set(
-                        &mut out.r#type,
-                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                    )
-                }
-                "ID" => {
-                    rt::set(&mut out.id, cx.value(&attr, &schema::STRING_LENGTH1TO32)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedService {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ServiceInventoryCode", &self.service_inventory_code);
-        w.attr("ServiceRPH", &self.service_rph);
-        w.attr("Type", &self.r#type);
-        w.attr("ID", &self.id);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedResGlobalInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_RES_GLOBAL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
-                "DepositPayments" => {
-                    out.deposit_payments = cx.element(&next, rt::Decode::decode)?;
-                }
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => {
-                    rt::set(&mut out.total, cx.element(&next, rt::Decode::decode)?)
-                }
-                "HotelReservationIDs" => {
-                    out.hotel_reservation_ids = cx.element(&next, rt::Decode::decode)?;
-                }
-                "BasicPropertyInfo" => {
-                    rt::set(
-                        &mut out.basic_property_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedResGlobalInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.comments {
-            rt::Encode::encode(v, w, "Comments");
-        }
-        if let Some(v) = &self.deposit_payments {
-            rt::Encode::encode(v, w, "DepositPayments");
-        }
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        rt::Encode::encode(&self.total, w, "Total");
-        if let Some(v) = &self.hotel_reservation_ids {
-            rt::Encode::encode(v, w, "HotelReservationIDs");
-        }
-        rt::Encode::encode(&self.basic_property_info, w, "BasicPropertyInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for PrepaymentRequirements {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PREPAYMENT_REQUIREMENTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GuaranteePayment" => {
-                    rt::push(
-                        &mut out.guarantee_payment,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for PrepaymentRequirements {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.guarantee_payment {
-            rt::Encode::encode(v, w, "GuaranteePayment");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for PrepaymentDue {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PREPAYMENT_DUE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "GuaranteeType" => {
-                    out.guarantee_type = cx
-                        .value(&attr, &schema::PAYMENT_GUARANTEE_TYPE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "AmountPercent" => {
-                    rt::set(
-                        &mut out.amount_percent,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Deadline" => {
-                    rt::set(&mut out.deadline, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for PrepaymentDue {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("GuaranteeType", &self.guarantee_type);
-        rt::Encode::encode(&self.amount_percent, w, "AmountPercent");
-        rt::Encode::encode(&self.deadline, w, "Deadline");
-        w.end(name);
     }
 }

@@ -13,58 +13,79 @@ use super::common::{
 };
 
 /// Modify an existing hotel booking. The booking is expected to exist and is to be read first; the request sends back its current state with only the intended change. ResStatus Quote previews the change and stores nothing; Commit applies it.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResModifyRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_MODIFY_RQ)]
 pub struct OtaHotelResModifyRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// String; see States and transitions. Quote seen (preview, nothing stored); Commit applies the change.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = RES_STATUS)]
     pub res_status: Option<ResStatus>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -78,33 +99,47 @@ pub struct OtaHotelResModifyRq {
 }
 
 /// Response to a hotel booking modify: Success (optionally with Warnings) and the booking as it is after the modification, in the same shape as the request, with its creation and last update date-times; or Errors alone. With ResStatus Quote the booking shows the previewed change and nothing is stored; with Commit the change is applied. Totals are re-computed only for major changes (room, board, dates), not for minor ones (comments, a non-lead guest's name).
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResModifyRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_MODIFY_RS)]
 pub struct OtaHotelResModifyRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The modification (or its quote) was processed.
     ///
@@ -129,13 +164,23 @@ pub struct OtaHotelResModifyRs {
 }
 
 /// Container of the booking modification (request) or of the modified booking (response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelResModifies",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_RES_MODIFIES)]
 pub struct HotelResModifies {
     /// The booking as it should be after the modification; contains RoomStays, Services, ResGuests and ResGlobalInfo.
     #[yaserde(prefix = "ota", rename = "HotelResModify")]
@@ -143,29 +188,43 @@ pub struct HotelResModifies {
 }
 
 /// One hotel booking: rooms, services, guests and global booking data. In the request, the booking as it should be after the modification; in the response, the booking as it is, with its creation and last update date-times.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelResModify",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_RES_MODIFY)]
 pub struct HotelResModify {
     /// When the booking was created (a UTC date-time, written with no zone). Set in the response; in a request it may be sent back as read (with a zone too) and is ignored.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
+    #[codec(value = DATE_TIME)]
     pub create_date_time: Option<rt::DateTime>,
     /// When the booking was last changed (a UTC date-time, written with no zone): the booking's version. A request may give it with a zone (Z or an offset, OpenTravel 2016B's form): it is the same instant. Set in the response: the vendor's name; OpenTravel's is LastModifyDateTime, which the ota2016b dialect writes. A request sends it back as read under either name (/bookread answers it as HotelReservation@LastModifyDateTime), not both: the change applies only to that version, and a Commit must carry it.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "LastUpdateDateTime")]
+    #[codec(value = DATE_TIME, written(Ota2016b = "LastModifyDateTime"))]
     pub last_update_date_time: Option<rt::DateTime>,
     /// The booking's status as the read answers it (OpenTravel 2016B's HotelReservation@ResStatus: Reserved, …). Taken and ignored, except Cancelled: a booking is cancelled with /bookcancel, which a modify request saying Cancelled is answered with (Type 2, Code 450). Not set in the response.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_status: Option<String>,
     /// As the read answers it: false for an activity booking, which /bookmodify does not change (refused, Type 2, Code 450); true or absent for a hotel booking. Not set in the response.
     #[yaserde(attribute = true, rename = "RoomStayReservation")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub room_stay_reservation: Option<bool>,
     /// The booking's references as the read answers them (OpenTravel 2016B's HotelReservation/UniqueID): in a request, each must name the booking that ResGlobalInfo/HotelReservationIDs names. Not set in the response.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -185,13 +244,23 @@ pub struct HotelResModify {
 }
 
 /// List of room stays.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStays",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAYS)]
 pub struct RoomStays {
     /// One booked room (at most 5 rooms per hotel booking).
     #[yaserde(prefix = "ota", rename = "RoomStay")]
@@ -199,19 +268,31 @@ pub struct RoomStays {
 }
 
 /// One room stay of the booking.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStay",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY)]
 pub struct RoomStay {
     /// Integer index of the room stay within the booking.
     #[yaserde(attribute = true, rename = "IndexNumber")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub index_number: Option<u64>,
     /// String; Book seen. The allowed set of values is not limited to those listed.
     #[yaserde(attribute = true, rename = "RoomStayStatus")]
+    #[codec(value = ROOM_STAY_STATUS)]
     pub room_stay_status: Option<RoomStayStatus>,
     /// The room types of this stay.
     #[yaserde(prefix = "ota", rename = "RoomTypes")]
@@ -252,13 +333,23 @@ pub struct RoomStay {
 }
 
 /// List of room types.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomTypes",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_TYPES)]
 pub struct RoomTypes {
     /// RoomTypeCode (string); child RoomDescription/Text with attribute Language and text content.
     #[yaserde(prefix = "ota", rename = "RoomType")]
@@ -266,16 +357,27 @@ pub struct RoomTypes {
 }
 
 /// A room type with its description.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomType",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_TYPE)]
 pub struct RoomType {
     /// Room code (string), e.g. RMSD000000, optionally with a ;contract/rate-plan suffix.
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_type_code: Option<String>,
     /// Child Text elements with attribute Language and text content.
     #[yaserde(prefix = "ota", rename = "RoomDescription")]
@@ -283,13 +385,23 @@ pub struct RoomType {
 }
 
 /// A description made of one or more Text elements (plain or with a Language).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TextDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TEXT_DESCRIPTION)]
 pub struct TextDescription {
     /// Text content, optionally with attribute Language.
     #[yaserde(prefix = "ota", rename = "Text")]
@@ -297,13 +409,23 @@ pub struct TextDescription {
 }
 
 /// List of room rates.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomRates",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_RATES)]
 pub struct RoomRates {
     /// RoomTypeCode (string); Features/Feature/Description holds Text elements (one plain, one with Language); the text is a board code.
     #[yaserde(prefix = "ota", rename = "RoomRate")]
@@ -311,21 +433,33 @@ pub struct RoomRates {
 }
 
 /// The rate of one room type, with its features (the board).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomRate",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_RATE)]
 pub struct RoomRate {
     /// Room code (string) the rate applies to.
     #[yaserde(attribute = true, rename = "RoomTypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub room_type_code: Option<String>,
     /// OpenTravel 2016B: the board as the rate plan, the way hotels send it in notifications (SC, BB, HB, …). Taken as the board when the rate has no board feature; with one, both must name the same board. Written by the ota2016b dialect only.
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "RatePlanCode")]
+    #[codec(value = SHORT_TEXT, omitted(Service))]
     pub rate_plan_code: Option<String>,
     /// Features of the rate; the board code is given as a feature description.
     #[yaserde(prefix = "ota", rename = "Features")]
@@ -333,13 +467,23 @@ pub struct RoomRate {
 }
 
 /// List of rate features.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomRateFeatures",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_RATE_FEATURES)]
 pub struct RoomRateFeatures {
     /// One feature of the rate.
     #[yaserde(prefix = "ota", rename = "Feature")]
@@ -347,13 +491,23 @@ pub struct RoomRateFeatures {
 }
 
 /// A rate feature described by text.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomRateFeature",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_RATE_FEATURE)]
 pub struct RoomRateFeature {
     /// Holds Text elements (one plain, one with Language); the text is a board code (e.g. SC, BB, HB).
     #[yaserde(prefix = "ota", rename = "Description")]
@@ -361,30 +515,52 @@ pub struct RoomRateFeature {
 }
 
 /// The hotel of the room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BasicPropertyInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BASIC_PROPERTY_INFO, empty)]
 pub struct BasicPropertyInfo {
     /// Hotel code (string).
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: Option<String>,
     /// Hotel name (string).
     #[yaserde(attribute = true, rename = "HotelName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_name: Option<String>,
 }
 
 /// TPA_Extensions of a room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStayExtensions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY_EXTENSIONS)]
 pub struct RoomStayExtensions {
     /// POS/Source/RequestorID: Type (integer code), ID_Context (string), ID (string); optional child CompanyName with CompanyShortName and Code. Type codes seen: 4, 39, 2, 45.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -392,13 +568,23 @@ pub struct RoomStayExtensions {
 }
 
 /// A POS inside a room stay extension; unlike the request POS it may carry any number of Sources.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStayPOS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY_POS)]
 pub struct RoomStayPos {
     /// One Source with a RequestorID (Type codes seen: 4, 39, 2, 45).
     #[yaserde(prefix = "ota", rename = "Source")]
@@ -406,12 +592,25 @@ pub struct RoomStayPos {
 }
 
 /// List of references to ResGuest elements: ResGuestRPH@RPH elements (the service's form, OpenTravel 2008A), or their numbers as text separated by spaces (`1 2`, the OpenTravel 2016B form, written by the ota2016b dialect).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResGuestRPHs",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
+)]
+#[codec(
+    schema = RES_GUEST_RPHS,
+    text_list(attr = rph, value = rt::schema::XS_NON_NEGATIVE_INTEGER, Ota2016b)
 )]
 pub struct ResGuestRphs {
     /// RPH (integer reference to a ResGuest), repeatable.
@@ -420,13 +619,23 @@ pub struct ResGuestRphs {
 }
 
 /// List of references to Service elements.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ServiceRPHs",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SERVICE_RPHS)]
 pub struct ServiceRphs {
     /// RPH (integer reference to a Service).
     #[yaserde(prefix = "ota", rename = "ServiceRPH")]
@@ -434,46 +643,79 @@ pub struct ServiceRphs {
 }
 
 /// A reference, by RPH number, to another element of the message.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RPHReference",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RPH_REFERENCE, empty)]
 pub struct RphReference {
     /// Integer reference (ResGuestRPH of a ResGuest, or ServiceRPH of a Service).
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub rph: u64,
 }
 
 /// A reference attached to a room stay.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RoomStayReference",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ROOM_STAY_REFERENCE, empty)]
 pub struct RoomStayReference {
     /// Reference value (string, at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = SHORT_TEXT)]
     pub id: Option<String>,
     /// Integer code; 14 seen.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = REFERENCE_CODE)]
     pub r#type: Option<ReferenceCode>,
 }
 
 /// List of booked services.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Services",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SERVICES)]
 pub struct Services {
     /// ServiceInventoryCode (string), ServiceRPH (integer).
     #[yaserde(prefix = "ota", rename = "Service")]
@@ -481,25 +723,39 @@ pub struct Services {
 }
 
 /// One booked service (board or transfer), referenced from room stays by its ServiceRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Service",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SERVICE)]
 pub struct Service {
     /// Service code (string), e.g. a board code such as SC, BB, HB.
     #[yaserde(attribute = true, rename = "ServiceInventoryCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub service_inventory_code: Option<String>,
     /// Integer; the number by which ServiceRPH elements refer to this service.
     #[yaserde(attribute = true, rename = "ServiceRPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub service_rph: Option<u64>,
     /// The kind of reference `ID` is (an OpenTravel Unique ID Type code: 16 for a service of a hotel booking, as the service description's booking request shows, 37 for the item of an activity booking). Required in OpenTravel 2016B, not in the service's dialect: only the ota2016b dialect writes it; taken and ignored in requests.
     #[yaserde(attribute = true, rename = "Type")]
+    #[codec(value = rt::schema::XS_STRING, omitted(Service))]
     pub r#type: Option<String>,
     /// The service's reference: `{ServiceInventoryCode}-{ServiceRPH}` for a service of a hotel booking (`BB-1`), the item reference for an activity booking. Required in OpenTravel 2016B: only the ota2016b dialect writes it; taken and ignored in requests.
     #[yaserde(attribute = true, rename = "ID")]
+    #[codec(value = rt::schema::XS_STRING, omitted(Service))]
     pub id: Option<String>,
     /// The guests using the service.
     #[yaserde(prefix = "ota", rename = "ServiceDetails")]
@@ -510,13 +766,23 @@ pub struct Service {
 }
 
 /// Details of a service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ServiceDetails",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SERVICE_DETAILS)]
 pub struct ServiceDetails {
     /// When the service takes place (an activity booking in a read: its session, local date-times). Output only.
     #[yaserde(prefix = "ota", rename = "TimeSpan")]
@@ -533,34 +799,56 @@ pub struct ServiceDetails {
 }
 
 /// A span of local date-times (OTA DateTimeSpanType with date-times).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "LocalDateTimeSpan",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = LOCAL_DATE_TIME_SPAN, empty)]
 pub struct LocalDateTimeSpan {
     /// Start, local date-time YYYY-MM-DDThh:mm:ss.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub start: rt::DateTime,
     /// End, local date-time YYYY-MM-DDThh:mm:ss.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub end: rt::DateTime,
 }
 
 /// TPA_Extensions of a service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ServiceExtensions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SERVICE_EXTENSIONS)]
 pub struct ServiceExtensions {
     /// Transfer information of a transfer service.
     #[yaserde(prefix = "ota", rename = "TransferInfoType")]
@@ -571,44 +859,70 @@ pub struct ServiceExtensions {
 }
 
 /// The tour activity service of an activity booking, by the codes of the activity messages, with its name and pickup.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityService",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_SERVICE, empty)]
 pub struct TourActivityService {
     /// The activity (TourActivityID of /activitybook).
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: String,
     /// The product booked.
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub supplier_product_code: String,
     /// The service booked (TIC ticket only, TRF with transfer, ...).
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub supplier_service_code: String,
     /// The activity's name, in the language of the request (or the best one the content has).
     #[yaserde(attribute = true, rename = "Name")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub name: Option<String>,
     /// The pickup time of a transfer service (local date-time).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "PickupDateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub pickup_date_time: Option<rt::DateTime>,
     /// The pickup place of a transfer service (a hotel code).
     #[yaserde(attribute = true, rename = "PickupLocation")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub pickup_location: Option<String>,
 }
 
 /// The legs of a transfer service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TransferInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TRANSFER_INFO)]
 pub struct TransferInfo {
     /// Repeatable. Children TransferOrigin and TransferDestination. Each holds either ConnectingTransport or Hotel.
     #[yaserde(prefix = "ota", rename = "TransferLeg")]
@@ -616,13 +930,23 @@ pub struct TransferInfo {
 }
 
 /// One leg of a transfer, from an origin to a destination.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TransferLeg",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TRANSFER_LEG)]
 pub struct TransferLeg {
     /// Where the leg starts: either ConnectingTransport or Hotel.
     #[yaserde(prefix = "ota", rename = "TransferOrigin")]
@@ -633,13 +957,23 @@ pub struct TransferLeg {
 }
 
 /// One end of a transfer leg: a connecting transport (flight) or a hotel.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TransferEndpoint",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TRANSFER_ENDPOINT)]
 pub struct TransferEndpoint {
     /// The flight connecting with the transfer.
     ///
@@ -654,23 +988,35 @@ pub struct TransferEndpoint {
 }
 
 /// A flight connecting with a transfer leg.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ConnectingTransport",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CONNECTING_TRANSPORT)]
 pub struct ConnectingTransport {
     /// Departure date-time without zone, YYYY-MM-DDThh:mm:ss.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DepartureDateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub departure_date_time: Option<rt::DateTime>,
     /// Arrival date-time without zone, YYYY-MM-DDThh:mm:ss.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "ArrivalDateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub arrival_date_time: Option<rt::DateTime>,
     /// DepartureAirport@LocationCode (airport code).
     #[yaserde(prefix = "ota", rename = "DepartureAirport")]
@@ -684,55 +1030,98 @@ pub struct ConnectingTransport {
 }
 
 /// An airport identified by its code.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Airport",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AIRPORT, empty)]
 pub struct Airport {
     /// Airport code (e.g. IATA PMI).
     #[yaserde(attribute = true, rename = "LocationCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub location_code: String,
 }
 
 /// The airline operating the connecting flight.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "OperatingAirline",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OPERATING_AIRLINE, empty)]
 pub struct OperatingAirline {
     /// Flight number (e.g. FR1234).
     #[yaserde(attribute = true, rename = "FlightNumber")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub flight_number: Option<String>,
 }
 
 /// Hotel (in a transfer leg).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TransferHotel",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TRANSFER_HOTEL, empty)]
 pub struct TransferHotel {
     /// HotelCode (string).
     #[yaserde(attribute = true, rename = "HotelCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub hotel_code: String,
 }
 
 /// List of the booking's guests.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResGuests",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RES_GUESTS)]
 pub struct ResGuests {
     /// AgeQualifyingCode (integer code), ResGuestRPH (integer).
     #[yaserde(prefix = "ota", rename = "ResGuest")]
@@ -740,19 +1129,31 @@ pub struct ResGuests {
 }
 
 /// One guest of the booking, referenced from room stays and services by its ResGuestRPH.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResGuest",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RES_GUEST)]
 pub struct ResGuest {
     /// Integer code (OTA AQC): 10 adult, 8 child.
     #[yaserde(attribute = true, rename = "AgeQualifyingCode")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub age_qualifying_code: Option<AgeQualifyingCode>,
     /// Integer; the number by which ResGuestRPH elements refer to this guest.
     #[yaserde(attribute = true, rename = "ResGuestRPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub res_guest_rph: Option<u64>,
     /// Profiles/ProfileInfo/Profile/Customer: BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
     #[yaserde(prefix = "ota", rename = "Profiles")]
@@ -763,13 +1164,23 @@ pub struct ResGuest {
 }
 
 /// Profiles of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestProfiles",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_PROFILES)]
 pub struct GuestProfiles {
     /// The guest's profile information.
     #[yaserde(prefix = "ota", rename = "ProfileInfo")]
@@ -777,13 +1188,23 @@ pub struct GuestProfiles {
 }
 
 /// Wrapper of a guest profile.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ProfileInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PROFILE_INFO)]
 pub struct ProfileInfo {
     /// The guest profile.
     #[yaserde(prefix = "ota", rename = "Profile")]
@@ -791,13 +1212,23 @@ pub struct ProfileInfo {
 }
 
 /// A guest profile holding the customer data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Profile",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PROFILE)]
 pub struct Profile {
     /// BirthDate (date); child PersonName with NamePrefix, GivenName, Surname (text).
     #[yaserde(prefix = "ota", rename = "Customer")]
@@ -805,18 +1236,29 @@ pub struct Profile {
 }
 
 /// Personal data of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Customer",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = CUSTOMER)]
 pub struct Customer {
     /// Date of birth (date, YYYY-MM-DD).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "BirthDate")]
+    #[codec(value = DATE)]
     pub birth_date: Option<rt::Date>,
     /// Child PersonName with NamePrefix, GivenName, Surname (text).
     #[yaserde(prefix = "ota", rename = "PersonName")]
@@ -824,13 +1266,23 @@ pub struct Customer {
 }
 
 /// List of guest counts of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestCounts",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_COUNTS)]
 pub struct GuestCounts {
     /// Age (integer).
     #[yaserde(prefix = "ota", rename = "GuestCount")]
@@ -838,27 +1290,48 @@ pub struct GuestCounts {
 }
 
 /// The age of a guest.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuestCount",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUEST_COUNT, empty)]
 pub struct GuestCount {
     /// Age (integer) of the guest.
     #[yaserde(attribute = true, rename = "Age")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub age: Option<u64>,
 }
 
 /// Booking-wide data of a hotel booking (modify request and response, booking read response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResGlobalInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RES_GLOBAL_INFO)]
 pub struct ResGlobalInfo {
     /// Booking comments.
     #[yaserde(prefix = "ota", rename = "Comments")]
@@ -877,17 +1350,28 @@ pub struct ResGlobalInfo {
     pub hotel_reservation_ids: HotelReservationIds,
     /// The hotel of the booking (of its first room stay): HotelCode, HotelName; always in the answers for a hotel booking (OpenTravel 2016B requires it; for an activity booking, which has no hotel, the ota2016b dialect writes it empty). Optional in a modify request; when sent, its HotelCode must be the booking's.
     #[yaserde(prefix = "ota", rename = "BasicPropertyInfo")]
+    #[codec(empty_when_absent(Ota2016b))]
     pub basic_property_info: Option<BasicPropertyInfo>,
 }
 
 /// List of booking comments.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Comments",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = COMMENTS)]
 pub struct Comments {
     /// Name (string), CommentOriginatorCode (string); child Text (free text); repeatable, at most 20 comments per booking.
     #[yaserde(prefix = "ota", rename = "Comment")]
@@ -895,23 +1379,35 @@ pub struct Comments {
 }
 
 /// One booking comment.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Comment",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = COMMENT)]
 pub struct Comment {
     /// Name of the comment (string, at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "Name")]
+    #[codec(value = SHORT_TEXT)]
     pub name: Option<String>,
     /// Who wrote the comment (string, at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "CommentOriginatorCode")]
+    #[codec(value = SHORT_TEXT)]
     pub comment_originator_code: Option<String>,
     /// Free text of the comment (at most 2000 characters), optionally with its Language; at most 5 (e.g. one per language).
     #[yaserde(prefix = "ota", rename = "Text")]
@@ -919,18 +1415,29 @@ pub struct Comment {
 }
 
 /// The free text of a comment (at most 2000 characters) with an optional language.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "CommentText",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = COMMENT_TEXT, text = FREE_TEXT)]
 pub struct CommentText {
     /// Language of the text.
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "Language")]
+    #[codec(value = LANGUAGE_CODE)]
     pub language: Option<String>,
     /// The element's text content.
     ///
@@ -940,13 +1447,23 @@ pub struct CommentText {
 }
 
 /// List of booking references.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelReservationIDs",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_RESERVATION_IDS)]
 pub struct HotelReservationIds {
     /// Each identifier can appear once as Client and once as Internal.
     #[yaserde(prefix = "ota", rename = "HotelReservationID")]
@@ -954,38 +1471,62 @@ pub struct HotelReservationIds {
 }
 
 /// One booking reference, at booking or item level, issued by the client or the gateway.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelReservationID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_RESERVATION_ID, empty)]
 pub struct HotelReservationId {
     /// Integer code: 36 for the booking level, 37 for an item level.
     #[yaserde(attribute = true, rename = "ResID_Type")]
+    #[codec(value = RESERVATION_ID_CODE)]
     pub res_id_type: ReservationIdCode,
     /// Client or Internal.
     #[yaserde(attribute = true, rename = "ResID_SourceContext")]
+    #[codec(value = RES_ID_SOURCE_CONTEXT)]
     pub res_id_source_context: ResIdSourceContext,
     /// The reference value (string, at most 64 characters).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "ResID_Value")]
+    #[codec(value = SHORT_TEXT)]
     pub res_id_value: String,
     /// Optional integer, on item-level entries: the IndexNumber of the room stay the item is. Not in OpenTravel 2016B: the ota2016b dialect leaves it out (each room stay carries its item reference in RoomStay/Reference).
     #[yaserde(attribute = true, rename = "Item_RPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER, omitted(Ota2016b))]
     pub item_rph: Option<u64>,
 }
 
 /// The cancellation policy of an offer, a booked room or a whole booking: one CancelPenalty per deadline; empty when the policy is not known.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelCancelPenalties",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CANCEL_PENALTIES)]
 pub struct HotelCancelPenalties {
     /// One penalty: what a cancellation costs from its deadline on.
     #[yaserde(prefix = "ota", rename = "CancelPenalty")]
@@ -993,16 +1534,27 @@ pub struct HotelCancelPenalties {
 }
 
 /// A cancellation penalty: from Deadline@AbsoluteDeadline on, a cancellation costs AmountPercent (an amount and/or a percentage of the price); before it, it costs nothing unless an earlier penalty applies. Without a Deadline the penalty applies from the booking on (e.g. NonRefundable).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelCancelPenalty",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_CANCEL_PENALTY)]
 pub struct HotelCancelPenalty {
     /// True: the price is not refunded on cancellation (a 100 % penalty from the booking on).
     #[yaserde(attribute = true, rename = "NonRefundable")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub non_refundable: Option<bool>,
     /// Deadline@AbsoluteDeadline: from when the penalty applies.
     #[yaserde(prefix = "ota", rename = "Deadline")]
@@ -1016,70 +1568,72 @@ pub struct HotelCancelPenalty {
 }
 
 /// An absolute deadline (cancellation or payment).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelDeadline",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_DEADLINE, empty)]
 pub struct HotelDeadline {
     /// The deadline: a local date-time of the hotel, without zone (YYYY-MM-DDThh:mm:ss).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "AbsoluteDeadline")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub absolute_deadline: rt::DateTime,
 }
 
 /// An amount (a penalty or a payment due) as money and/or as a percentage of the price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelAmountPercent",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_AMOUNT_PERCENT, empty)]
 pub struct HotelAmountPercent {
     /// Percentage of the price (0 to 100), e.g. 100.
     ///
     /// Value type: `PenaltyPercent` (`xs:decimal`); checked when decoding: at least `0`, at most `100`.
     #[yaserde(attribute = true, rename = "Percent")]
+    #[codec(value = PENALTY_PERCENT)]
     pub percent: Option<rt::Decimal>,
     /// ISO 4217 currency code of Amount.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// The amount (decimal), in CurrencyCode.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: Option<rt::Decimal>,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelResModifyRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResModifyRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_status: Default::default(),
-            pos: Default::default(),
-            unique_id: Default::default(),
-            hotel_res_modifies: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelResModifyRq {
     const ROOT: &'static str = "OTA_HotelResModifyRQ";
@@ -1103,22 +1657,6 @@ impl rt::PosRequest for OtaHotelResModifyRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaHotelResModifyRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResModifyRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_res_modifies: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelResModifyRs {
     const ROOT: &'static str = "OTA_HotelResModifyRS";
@@ -1165,2227 +1703,5 @@ impl rt::Response for OtaHotelResModifyRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelResModifyRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_MODIFY_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "HotelResModifies" => {
-                    rt::set(
-                        &mut out.hotel_res_modifies,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResModifyRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.hotel_res_modifies, w, "HotelResModifies");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelResModifyRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_MODIFY_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "HotelResModifies" => {
-                    out.hotel_res_modifies = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResModifyRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_res_modifies {
-            rt::Encode::encode(v, w, "HotelResModifies");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelResModifies {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RES_MODIFIES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelResModify" => {
-                    rt::set(
-                        &mut out.hotel_res_modify,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelResModifies {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_res_modify, w, "HotelResModify");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelResModify {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RES_MODIFY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CreateDateTime" => {
-                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "LastUpdateDateTime" | "LastModifyDateTime" => {
-                    cx.once(node, &attr, DESC)?;
-                    out.last_update_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "RoomStayReservation" => {
-                    out.room_stay_reservation = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
-                "ResGlobalInfo" => {
-                    rt::set(
-                        &mut out.res_global_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelResModify {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.attr_opt("LastModifyDateTime", &self.last_update_date_time);
-        } else {
-            w.attr_opt("LastUpdateDateTime", &self.last_update_date_time);
-        }
-        w.attr_opt("ResStatus", &self.res_status);
-        w.attr_opt("RoomStayReservation", &self.room_stay_reservation);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        if let Some(v) = &self.res_guests {
-            rt::Encode::encode(v, w, "ResGuests");
-        }
-        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStays {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAYS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomStay" => {
-                    rt::push(&mut out.room_stay, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStays {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_stay {
-            rt::Encode::encode(v, w, "RoomStay");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStay {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "IndexNumber" => {
-                    out.index_number = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "RoomStayStatus" => {
-                    out.room_stay_status = cx.value(&attr, &schema::ROOM_STAY_STATUS)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomTypes" => out.room_types = cx.element(&next, rt::Decode::decode)?,
-                "RoomRates" => out.room_rates = cx.element(&next, rt::Decode::decode)?,
-                "TimeSpan" => out.time_span = cx.element(&next, rt::Decode::decode)?,
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
-                "BasicPropertyInfo" => {
-                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "RatePlans" => out.rate_plans = cx.element(&next, rt::Decode::decode)?,
-                "SpecialRequests" => {
-                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ResGuestRPHs" => {
-                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ServiceRPHs" => {
-                    out.service_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Reference" => out.reference = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStay {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("IndexNumber", &self.index_number);
-        w.attr_opt("RoomStayStatus", &self.room_stay_status);
-        if let Some(v) = &self.room_types {
-            rt::Encode::encode(v, w, "RoomTypes");
-        }
-        if let Some(v) = &self.room_rates {
-            rt::Encode::encode(v, w, "RoomRates");
-        }
-        if let Some(v) = &self.time_span {
-            rt::Encode::encode(v, w, "TimeSpan");
-        }
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        if let Some(v) = &self.total {
-            rt::Encode::encode(v, w, "Total");
-        }
-        if let Some(v) = &self.basic_property_info {
-            rt::Encode::encode(v, w, "BasicPropertyInfo");
-        }
-        if let Some(v) = &self.rate_plans {
-            rt::Encode::encode(v, w, "RatePlans");
-        }
-        if let Some(v) = &self.special_requests {
-            rt::Encode::encode(v, w, "SpecialRequests");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        if let Some(v) = &self.res_guest_rphs {
-            rt::Encode::encode(v, w, "ResGuestRPHs");
-        }
-        if let Some(v) = &self.service_rphs {
-            rt::Encode::encode(v, w, "ServiceRPHs");
-        }
-        if let Some(v) = &self.reference {
-            rt::Encode::encode(v, w, "Reference");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomTypes {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_TYPES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomType" => {
-                    rt::push(&mut out.room_type, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomTypes {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_type {
-            rt::Encode::encode(v, w, "RoomType");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomType {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_TYPE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RoomTypeCode" => {
-                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomDescription" => {
-                    out.room_description = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomType {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RoomTypeCode", &self.room_type_code);
-        if let Some(v) = &self.room_description {
-            rt::Encode::encode(v, w, "RoomDescription");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TextDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TEXT_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Text" => rt::push(&mut out.text, cx.element(&next, rt::Decode::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TextDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.text {
-            rt::Encode::encode(v, w, "Text");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomRates {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RoomRate" => {
-                    rt::push(&mut out.room_rate, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomRates {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.room_rate {
-            rt::Encode::encode(v, w, "RoomRate");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomRate {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RoomTypeCode" => {
-                    out.room_type_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RatePlanCode" => {
-                    out.rate_plan_code = cx.value(&attr, &schema::SHORT_TEXT)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Features" => out.features = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomRate {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("RoomTypeCode", &self.room_type_code);
-        if !(w.dialect() == super::Dialect::Service.into()) {
-            w.attr_opt("RatePlanCode", &self.rate_plan_code);
-        }
-        if let Some(v) = &self.features {
-            rt::Encode::encode(v, w, "Features");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomRateFeatures {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE_FEATURES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Feature" => {
-                    rt::push(&mut out.feature, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomRateFeatures {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.feature {
-            rt::Encode::encode(v, w, "Feature");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomRateFeature {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_RATE_FEATURE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomRateFeature {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BasicPropertyInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BASIC_PROPERTY_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelCode" => out.hotel_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "HotelName" => out.hotel_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BasicPropertyInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("HotelCode", &self.hotel_code);
-        w.attr_opt("HotelName", &self.hotel_name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStayExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_EXTENSIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => out.pos = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStayExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.pos {
-            rt::Encode::encode(v, w, "POS");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStayPos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_POS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Source" => {
-                    rt::push(&mut out.source, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStayPos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.source {
-            rt::Encode::encode(v, w, "Source");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResGuestRphs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUEST_RPHS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        if let Some(values) = cx.text_list(node, &rt::schema::XS_NON_NEGATIVE_INTEGER)? {
-            cx.check(mark)?;
-            return Ok(Self {
-                res_guest_rph: values
-                    .into_iter()
-                    .map(|v| RphReference { rph: v })
-                    .collect(),
-            });
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ResGuestRPH" => {
-                    rt::push(
-                        &mut out.res_guest_rph,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResGuestRphs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.text_list(self.res_guest_rph.iter().map(|v| &v.rph));
-        } else {
-            for v in &self.res_guest_rph {
-                rt::Encode::encode(v, w, "ResGuestRPH");
-            }
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ServiceRphs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_RPHS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ServiceRPH" => {
-                    rt::push(
-                        &mut out.service_rph,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ServiceRphs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.service_rph {
-            rt::Encode::encode(v, w, "ServiceRPH");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RphReference {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RPH_REFERENCE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "RPH" => {
-                    rt::set(
-                        &mut out.rph,
-                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RphReference {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("RPH", &self.rph);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RoomStayReference {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ROOM_STAY_REFERENCE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ID" => out.id = cx.value(&attr, &schema::SHORT_TEXT)?,
-                "Type" => out.r#type = cx.value(&attr, &schema::REFERENCE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RoomStayReference {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ID", &self.id);
-        w.attr_opt("Type", &self.r#type);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Services {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SERVICES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Service" => {
-                    rt::push(&mut out.service, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Services {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.service {
-            rt::Encode::encode(v, w, "Service");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Service {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ServiceInventoryCode" => {
-                    out.service_inventory_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ServiceRPH" => {
-                    out.service_rph = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "Type" => out.r#type = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ID" => out.id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ServiceDetails" => {
-                    out.service_details = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Service {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ServiceInventoryCode", &self.service_inventory_code);
-        w.attr_opt("ServiceRPH", &self.service_rph);
-        if !(w.dialect() == super::Dialect::Service.into()) {
-            w.attr_opt("Type", &self.r#type);
-        }
-        if !(w.dialect() == super::Dialect::Service.into()) {
-            w.attr_opt("ID", &self.id);
-        }
-        if let Some(v) = &self.service_details {
-            rt::Encode::encode(v, w, "ServiceDetails");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ServiceDetails {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_DETAILS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TimeSpan" => out.time_span = cx.element(&next, rt::Decode::decode)?,
-                "ResGuestRPHs" => {
-                    out.res_guest_rphs = cx.element(&next, rt::Decode::decode)?;
-                }
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ServiceDetails {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.time_span {
-            rt::Encode::encode(v, w, "TimeSpan");
-        }
-        if let Some(v) = &self.res_guest_rphs {
-            rt::Encode::encode(v, w, "ResGuestRPHs");
-        }
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        if let Some(v) = &self.total {
-            rt::Encode::encode(v, w, "Total");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for LocalDateTimeSpan {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::LOCAL_DATE_TIME_SPAN;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => {
-                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                "End" => {
-                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for LocalDateTimeSpan {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ServiceExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SERVICE_EXTENSIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TransferInfoType" => {
-                    out.transfer_info_type = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TourActivity" => {
-                    out.tour_activity = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ServiceExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.transfer_info_type {
-            rt::Encode::encode(v, w, "TransferInfoType");
-        }
-        if let Some(v) = &self.tour_activity {
-            rt::Encode::encode(v, w, "TourActivity");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityService {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_SERVICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    rt::set(
-                        &mut out.tour_activity_id,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "SupplierProductCode" => {
-                    rt::set(
-                        &mut out.supplier_product_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "SupplierServiceCode" => {
-                    rt::set(
-                        &mut out.supplier_service_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "Name" => out.name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "PickupDateTime" => {
-                    out.pickup_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
-                }
-                "PickupLocation" => {
-                    out.pickup_location = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityService {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.attr("SupplierProductCode", &self.supplier_product_code);
-        w.attr("SupplierServiceCode", &self.supplier_service_code);
-        w.attr_opt("Name", &self.name);
-        w.attr_opt("PickupDateTime", &self.pickup_date_time);
-        w.attr_opt("PickupLocation", &self.pickup_location);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TransferInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TransferLeg" => {
-                    rt::push(
-                        &mut out.transfer_leg,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TransferInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.transfer_leg {
-            rt::Encode::encode(v, w, "TransferLeg");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TransferLeg {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_LEG;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TransferOrigin" => {
-                    rt::set(
-                        &mut out.transfer_origin,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "TransferDestination" => {
-                    rt::set(
-                        &mut out.transfer_destination,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TransferLeg {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.transfer_origin, w, "TransferOrigin");
-        rt::Encode::encode(&self.transfer_destination, w, "TransferDestination");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TransferEndpoint {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_ENDPOINT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ConnectingTransport" => {
-                    out.connecting_transport = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Hotel" => out.hotel = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TransferEndpoint {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.connecting_transport {
-            rt::Encode::encode(v, w, "ConnectingTransport");
-        }
-        if let Some(v) = &self.hotel {
-            rt::Encode::encode(v, w, "Hotel");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ConnectingTransport {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CONNECTING_TRANSPORT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "DepartureDateTime" => {
-                    out.departure_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
-                }
-                "ArrivalDateTime" => {
-                    out.arrival_date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "DepartureAirport" => {
-                    out.departure_airport = cx.element(&next, rt::Decode::decode)?;
-                }
-                "ArrivalAirport" => {
-                    out.arrival_airport = cx.element(&next, rt::Decode::decode)?;
-                }
-                "OperatingAirline" => {
-                    out.operating_airline = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ConnectingTransport {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("DepartureDateTime", &self.departure_date_time);
-        w.attr_opt("ArrivalDateTime", &self.arrival_date_time);
-        if let Some(v) = &self.departure_airport {
-            rt::Encode::encode(v, w, "DepartureAirport");
-        }
-        if let Some(v) = &self.arrival_airport {
-            rt::Encode::encode(v, w, "ArrivalAirport");
-        }
-        if let Some(v) = &self.operating_airline {
-            rt::Encode::encode(v, w, "OperatingAirline");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Airport {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AIRPORT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "LocationCode" => {
-                    rt::set(
-                        &mut out.location_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Airport {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("LocationCode", &self.location_code);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OperatingAirline {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OPERATING_AIRLINE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "FlightNumber" => {
-                    out.flight_number = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OperatingAirline {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("FlightNumber", &self.flight_number);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TransferHotel {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TRANSFER_HOTEL;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "HotelCode" => {
-                    rt::set(
-                        &mut out.hotel_code,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TransferHotel {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("HotelCode", &self.hotel_code);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResGuests {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUESTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ResGuest" => {
-                    rt::push(&mut out.res_guest, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResGuests {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.res_guest {
-            rt::Encode::encode(v, w, "ResGuest");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResGuest {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_GUEST;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AgeQualifyingCode" => {
-                    out.age_qualifying_code = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "ResGuestRPH" => {
-                    out.res_guest_rph = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Profiles" => out.profiles = cx.element(&next, rt::Decode::decode)?,
-                "GuestCounts" => {
-                    out.guest_counts = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResGuest {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("AgeQualifyingCode", &self.age_qualifying_code);
-        w.attr_opt("ResGuestRPH", &self.res_guest_rph);
-        if let Some(v) = &self.profiles {
-            rt::Encode::encode(v, w, "Profiles");
-        }
-        if let Some(v) = &self.guest_counts {
-            rt::Encode::encode(v, w, "GuestCounts");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestProfiles {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_PROFILES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ProfileInfo" => {
-                    rt::set(
-                        &mut out.profile_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestProfiles {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.profile_info, w, "ProfileInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ProfileInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PROFILE_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Profile" => {
-                    rt::set(&mut out.profile, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ProfileInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.profile, w, "Profile");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Profile {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PROFILE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Customer" => {
-                    rt::set(&mut out.customer, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Profile {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.customer, w, "Customer");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Customer {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::CUSTOMER;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "BirthDate" => out.birth_date = cx.value(&attr, &schema::DATE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "PersonName" => out.person_name = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Customer {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("BirthDate", &self.birth_date);
-        if let Some(v) = &self.person_name {
-            rt::Encode::encode(v, w, "PersonName");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestCounts {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_COUNTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GuestCount" => {
-                    rt::push(
-                        &mut out.guest_count,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestCounts {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.guest_count {
-            rt::Encode::encode(v, w, "GuestCount");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuestCount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUEST_COUNT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuestCount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Age", &self.age);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResGlobalInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_GLOBAL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Comments" => out.comments = cx.element(&next, rt::Decode::decode)?,
-                "CancelPenalties" => {
-                    out.cancel_penalties = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Total" => out.total = cx.element(&next, rt::Decode::decode)?,
-                "SpecialRequests" => {
-                    out.special_requests = cx.element(&next, rt::Decode::decode)?;
-                }
-                "HotelReservationIDs" => {
-                    rt::set(
-                        &mut out.hotel_reservation_ids,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "BasicPropertyInfo" => {
-                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResGlobalInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.comments {
-            rt::Encode::encode(v, w, "Comments");
-        }
-        if let Some(v) = &self.cancel_penalties {
-            rt::Encode::encode(v, w, "CancelPenalties");
-        }
-        if let Some(v) = &self.total {
-            rt::Encode::encode(v, w, "Total");
-        }
-        if let Some(v) = &self.special_requests {
-            rt::Encode::encode(v, w, "SpecialRequests");
-        }
-        rt::Encode::encode(&self.hotel_reservation_ids, w, "HotelReservationIDs");
-        if let Some(v) = &self.basic_property_info {
-            rt::Encode::encode(v, w, "BasicPropertyInfo");
-        }
-        if self.basic_property_info.is_none()
-            && (w.dialect() == super::Dialect::Ota2016b.into())
-        {
-            w.start("BasicPropertyInfo");
-            w.end("BasicPropertyInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Comments {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::COMMENTS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Comment" => {
-                    rt::push(&mut out.comment, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Comments {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.comment {
-            rt::Encode::encode(v, w, "Comment");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Comment {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::COMMENT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Name" => out.name = cx.value(&attr, &schema::SHORT_TEXT)?,
-                "CommentOriginatorCode" => {
-                    out.comment_originator_code = cx.value(&attr, &schema::SHORT_TEXT)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Text" => rt::push(&mut out.text, cx.element(&next, rt::Decode::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Comment {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Name", &self.name);
-        w.attr_opt("CommentOriginatorCode", &self.comment_originator_code);
-        for v in &self.text {
-            rt::Encode::encode(v, w, "Text");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for CommentText {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::COMMENT_TEXT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Language" => out.language = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        rt::set(&mut out.value, cx.text(node, &schema::FREE_TEXT)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for CommentText {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Language", &self.language);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelReservationIds {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION_IDS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservationID" => {
-                    rt::push(
-                        &mut out.hotel_reservation_id,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelReservationIds {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation_id {
-            rt::Encode::encode(v, w, "HotelReservationID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelReservationId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_RESERVATION_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResID_Type" => {
-                    rt::set(
-                        &mut out.res_id_type,
-                        cx.value(&attr, &schema::RESERVATION_ID_CODE)?,
-                    )
-                }
-                "ResID_SourceContext" => {
-                    rt::set(
-                        &mut out.res_id_source_context,
-                        cx.value(&attr, &schema::RES_ID_SOURCE_CONTEXT)?,
-                    )
-                }
-                "ResID_Value" => {
-                    rt::set(&mut out.res_id_value, cx.value(&attr, &schema::SHORT_TEXT)?)
-                }
-                "Item_RPH" => {
-                    out.item_rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelReservationId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("ResID_Type", &self.res_id_type);
-        w.attr("ResID_SourceContext", &self.res_id_source_context);
-        w.attr("ResID_Value", &self.res_id_value);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("Item_RPH", &self.item_rph);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelCancelPenalties {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CANCEL_PENALTIES;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "CancelPenalty" => {
-                    rt::push(
-                        &mut out.cancel_penalty,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelCancelPenalties {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.cancel_penalty {
-            rt::Encode::encode(v, w, "CancelPenalty");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelCancelPenalty {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_CANCEL_PENALTY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "NonRefundable" => {
-                    out.non_refundable = cx.value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Deadline" => out.deadline = cx.element(&next, rt::Decode::decode)?,
-                "AmountPercent" => {
-                    out.amount_percent = cx.element(&next, rt::Decode::decode)?;
-                }
-                "PenaltyDescription" => {
-                    out.penalty_description = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelCancelPenalty {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("NonRefundable", &self.non_refundable);
-        if let Some(v) = &self.deadline {
-            rt::Encode::encode(v, w, "Deadline");
-        }
-        if let Some(v) = &self.amount_percent {
-            rt::Encode::encode(v, w, "AmountPercent");
-        }
-        if let Some(v) = &self.penalty_description {
-            rt::Encode::encode(v, w, "PenaltyDescription");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelDeadline {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_DEADLINE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "AbsoluteDeadline" => {
-                    rt::set(
-                        &mut out.absolute_deadline,
-                        cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelDeadline {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("AbsoluteDeadline", &self.absolute_deadline);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelAmountPercent {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_AMOUNT_PERCENT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Percent" => out.percent = cx.value(&attr, &schema::PENALTY_PERCENT)?,
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelAmountPercent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Percent", &self.percent);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("Amount", &self.amount);
-        w.end(name);
     }
 }

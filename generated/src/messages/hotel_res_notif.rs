@@ -15,58 +15,79 @@ use super::hotel_res::{
 };
 
 /// The gateway tells a supplier's system about a booking of its hotels (OpenTravel 2016B OTA_HotelResNotifRQ, POSTed by the gateway to the supplier's notification URL; /hotelresnotif is its path in the operation table, where the gateway itself does not take it). One message per event of the outbox: ResStatus Commit (a new booking), Modify or Cancel, and the booking as it now stands. The event's identity is MessageID (the same on every retry: a receiver drops a repeat by it); SequenceNmbr numbers the events of one booking (1, 2, ...: a receiver applies them in order); RetransmissionIndicator is true on a retry. The receiver acknowledges with OTA_HotelResNotifRS Success.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResNotifRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_NOTIF_RQ)]
 pub struct OtaHotelResNotifRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// What happened to the booking (OpenTravel 2016B TransactionActionType): Commit a new booking, Modify a modified one, Cancel a cancelled one (its rooms cancelled or the whole booking). Optional in OpenTravel 2016B; always sent.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = RES_NOTIF_ACTION)]
     pub res_status: ResNotifAction,
     /// The gateway towards the receiver (Type 22 the gateway's ID, Type 88 a password agreed with the supplier), when the supplier's settings give one. Optional in OpenTravel 2016B.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -80,56 +101,79 @@ pub struct OtaHotelResNotifRq {
 }
 
 /// A supplier's system acknowledges a reservation notification (OpenTravel 2016B OTA_HotelResNotifRS): Success (with Warnings, or its own references of the booking in HotelReservations) acknowledges the event; Errors alone does not (the gateway sends it again later, then parks it). Its attributes are OpenTravel 2016B's OTA_PayloadStdAttributes, taken as any receiver writes them.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_HotelResNotifRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_HOTEL_RES_NOTIF_RS)]
 pub struct OtaHotelResNotifRs {
     /// The notification's EchoToken, echoed.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// When the receiver answered.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Test or Production.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// OpenTravel 2016B: a target system. Taken and ignored.
     #[yaserde(attribute = true, rename = "TargetName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub target_name: Option<String>,
     /// The receiver's message version (OpenTravel 2016B: a decimal; any is taken).
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = rt::schema::XS_STRING, version)]
     pub version: String,
     /// The notification's TransactionIdentifier, echoed.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub transaction_identifier: Option<String>,
     /// The notification's SequenceNmbr, echoed.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// OpenTravel 2016B: Start, End, ... Taken and ignored.
     #[yaserde(attribute = true, rename = "TransactionStatusCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub transaction_status_code: Option<String>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub correlation_id: Option<String>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub primary_lang_id: Option<String>,
     /// OpenTravel 2016B. Taken and ignored.
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub alt_lang_id: Option<String>,
     /// OpenTravel 2016B TransactionStatusType (Committed, Modified, Cancelled, ...). Taken and ignored.
     #[yaserde(attribute = true, rename = "ResResponseType")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_response_type: Option<String>,
     /// The event was taken (a repeat of one already taken is acknowledged too).
     ///
@@ -255,13 +299,23 @@ impl rt::ToValue for ResNotifAction {
 }
 
 /// The booking of a reservation notification (OpenTravel 2016B HotelReservationsType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResNotifHotelReservations",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RES_NOTIF_HOTEL_RESERVATIONS)]
 pub struct ResNotifHotelReservations {
     /// The booking. One per message (OpenTravel 2016B allows more).
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -269,26 +323,39 @@ pub struct ResNotifHotelReservations {
 }
 
 /// A booking as it now stands (OpenTravel 2016B HotelReservationType), in the shape of the booking answer (hotel_res.xsd); a cancelled room or booking keeps its content.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ResNotifHotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RES_NOTIF_HOTEL_RESERVATION)]
 pub struct ResNotifHotelReservation {
     /// When the booking was made (UTC).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
+    #[codec(value = DATE_TIME)]
     pub create_date_time: Option<rt::DateTime>,
     /// The booking's version: when it was last changed (UTC). A receiver that has a newer version drops an older one.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    #[codec(value = DATE_TIME)]
     pub last_modify_date_time: Option<rt::DateTime>,
     /// The booking's status: Reserved (live) or Cancelled.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = HOTEL_RES_STATUS)]
     pub res_status: Option<HotelResStatus>,
     /// The booking's references: Type 36 with the gateway's reference (ID_Context Internal) and with the partner's (Client).
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -366,13 +433,23 @@ impl rt::ToValue for HotelResStatus {
 }
 
 /// The bookings of an acknowledgement (OpenTravel 2016B HotelReservationsType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AckHotelReservations",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACK_HOTEL_RESERVATIONS)]
 pub struct AckHotelReservations {
     /// One booking.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -380,26 +457,39 @@ pub struct AckHotelReservations {
 }
 
 /// A booking as a receiver acknowledges it (OpenTravel 2016B HotelReservationType): its references; the rest, if echoed, is taken and not read.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AckHotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACK_HOTEL_RESERVATION)]
 pub struct AckHotelReservation {
     /// The booking's status as the receiver took it (OpenTravel 2016B HotelResStatusType: Reserved, Cancelled, ... or a TransactionActionType).
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_status: Option<String>,
     /// When the booking was made, as notified.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
+    #[codec(value = DATE_TIME)]
     pub create_date_time: Option<rt::DateTime>,
     /// The booking's version acknowledged (its LastModifyDateTime as notified or read): every event of the booking up to this version is acknowledged.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    #[codec(value = DATE_TIME)]
     pub last_modify_date_time: Option<rt::DateTime>,
     /// The booking: Type 36 (OpenTravel's 14, Reservation, is taken as 36) with the gateway's reference (ID_Context Internal), as the notification or the read named it; a second UniqueID may carry Type 16 with the event's MessageID.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -431,13 +521,23 @@ pub struct AckHotelReservation {
 }
 
 /// The booking-wide data of an acknowledgement (OpenTravel 2016B ResGlobalInfo): the receiver's references.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AckResGlobalInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACK_RES_GLOBAL_INFO)]
 pub struct AckResGlobalInfo {
     /// The receiver's references of the booking.
     #[yaserde(prefix = "ota", rename = "HotelReservationIDs")]
@@ -448,13 +548,23 @@ pub struct AckResGlobalInfo {
 }
 
 /// References of a booking (OpenTravel 2016B HotelReservationIDsType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AckReservationIDs",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACK_RESERVATION_IDS)]
 pub struct AckReservationIds {
     /// One reference.
     #[yaserde(prefix = "ota", rename = "HotelReservationID")]
@@ -462,72 +572,69 @@ pub struct AckReservationIds {
 }
 
 /// One reference of a booking, as a receiver gives it (OpenTravel 2016B HotelReservationID).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AckReservationID",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACK_RESERVATION_ID, empty)]
 pub struct AckReservationId {
     /// An OpenTravel Unique ID Type code, e.g. 10 (Hotel) for the receiver's own number.
     ///
     /// Value type: `OTACode` (`xs:string`); checked when decoding: matches `[0-9A-Z]{1,3}(\.[A-Z]{3}(\.X)?)?`.
     #[yaserde(attribute = true, rename = "ResID_Type")]
+    #[codec(value = OTA_CODE)]
     pub res_id_type: Option<String>,
     /// The reference.
     #[yaserde(attribute = true, rename = "ResID_Value")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_id_value: Option<String>,
     /// The system that issued it.
     #[yaserde(attribute = true, rename = "ResID_Source")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_id_source: Option<String>,
     /// More about the source.
     #[yaserde(attribute = true, rename = "ResID_SourceContext")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_id_source_context: Option<String>,
     /// When it was issued.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "ResID_Date")]
+    #[codec(value = DATE_TIME)]
     pub res_id_date: Option<rt::DateTime>,
     /// OpenTravel 2016B: the reference is for the guest.
     #[yaserde(attribute = true, rename = "ForGuest")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub for_guest: Option<bool>,
     /// OpenTravel 2016B: the guest the reference is for.
     #[yaserde(attribute = true, rename = "ResGuestRPH")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_guest_rph: Option<String>,
     /// OpenTravel 2016B: who cancelled.
     #[yaserde(attribute = true, rename = "CancelOriginatorCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub cancel_originator_code: Option<String>,
     /// OpenTravel 2016B: when it was cancelled.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CancellationDate")]
+    #[codec(value = DATE_TIME)]
     pub cancellation_date: Option<rt::DateTime>,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaHotelResNotifRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResNotifRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_status: Default::default(),
-            pos: Default::default(),
-            message_id: Default::default(),
-            hotel_reservations: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaHotelResNotifRq {
     const ROOT: &'static str = "OTA_HotelResNotifRQ";
@@ -541,31 +648,6 @@ impl rt::Message for OtaHotelResNotifRq {
 impl rt::Request for OtaHotelResNotifRq {
     const PATH: &'static str = "/hotelresnotif";
     type Response = OtaHotelResNotifRs;
-}
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaHotelResNotifRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            target_name: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            transaction_status_code: Default::default(),
-            retransmission_indicator: Default::default(),
-            correlation_id: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_response_type: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            hotel_reservations: Default::default(),
-            errors: Default::default(),
-        }
-    }
 }
 
 impl rt::Message for OtaHotelResNotifRs {
@@ -612,586 +694,5 @@ impl rt::Response for OtaHotelResNotifRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaHotelResNotifRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_NOTIF_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "ResStatus" => {
-                    rt::set(
-                        &mut out.res_status,
-                        cx.value(&attr, &schema::RES_NOTIF_ACTION)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => out.pos = cx.element(&next, rt::Decode::decode)?,
-                "MessageID" => {
-                    rt::set(&mut out.message_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "HotelReservations" => {
-                    rt::set(
-                        &mut out.hotel_reservations,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResNotifRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr("ResStatus", &self.res_status);
-        if let Some(v) = &self.pos {
-            rt::Encode::encode(v, w, "POS");
-        }
-        rt::Encode::encode(&self.message_id, w, "MessageID");
-        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaHotelResNotifRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_HOTEL_RES_NOTIF_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "TargetName" => {
-                    out.target_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &rt::schema::XS_STRING,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "TransactionStatusCode" => {
-                    out.transaction_status_code = cx
-                        .value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "ResResponseType" => {
-                    out.res_response_type = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "HotelReservations" => {
-                    out.hotel_reservations = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaHotelResNotifRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr_opt("TargetName", &self.target_name);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("TransactionStatusCode", &self.transaction_status_code);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResResponseType", &self.res_response_type);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.hotel_reservations {
-            rt::Encode::encode(v, w, "HotelReservations");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResNotifHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_NOTIF_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::set(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResNotifHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_reservation, w, "HotelReservation");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ResNotifHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RES_NOTIF_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CreateDateTime" => {
-                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "LastModifyDateTime" => {
-                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "ResStatus" => {
-                    out.res_status = cx.value(&attr, &schema::HOTEL_RES_STATUS)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomStays" => {
-                    rt::set(&mut out.room_stays, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "ResGuests" => {
-                    rt::set(&mut out.res_guests, cx.element(&next, rt::Decode::decode)?)
-                }
-                "ResGlobalInfo" => {
-                    rt::set(
-                        &mut out.res_global_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ResNotifHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        w.attr_opt("ResStatus", &self.res_status);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.room_stays, w, "RoomStays");
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        rt::Encode::encode(&self.res_guests, w, "ResGuests");
-        rt::Encode::encode(&self.res_global_info, w, "ResGlobalInfo");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AckHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACK_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::push(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AckHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation {
-            rt::Encode::encode(v, w, "HotelReservation");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AckHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACK_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "CreateDateTime" => {
-                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "LastModifyDateTime" => {
-                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "BillingInstructionCode" => {
-                    rt::push(
-                        &mut out.billing_instruction_code,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
-                "ResGlobalInfo" => {
-                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "WrittenConfInst" => {
-                    out.written_conf_inst = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Queue" => out.queue = cx.element(&next, rt::Decode::decode)?,
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AckHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ResStatus", &self.res_status);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        for v in &self.billing_instruction_code {
-            rt::Encode::encode(v, w, "BillingInstructionCode");
-        }
-        if let Some(v) = &self.res_guests {
-            rt::Encode::encode(v, w, "ResGuests");
-        }
-        if let Some(v) = &self.res_global_info {
-            rt::Encode::encode(v, w, "ResGlobalInfo");
-        }
-        if let Some(v) = &self.written_conf_inst {
-            rt::Encode::encode(v, w, "WrittenConfInst");
-        }
-        if let Some(v) = &self.queue {
-            rt::Encode::encode(v, w, "Queue");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AckResGlobalInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RES_GLOBAL_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservationIDs" => {
-                    out.hotel_reservation_ids = cx.element(&next, rt::Decode::decode)?;
-                }
-                "BasicPropertyInfo" => {
-                    out.basic_property_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AckResGlobalInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.hotel_reservation_ids {
-            rt::Encode::encode(v, w, "HotelReservationIDs");
-        }
-        if let Some(v) = &self.basic_property_info {
-            rt::Encode::encode(v, w, "BasicPropertyInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AckReservationIds {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RESERVATION_IDS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservationID" => {
-                    rt::push(
-                        &mut out.hotel_reservation_id,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AckReservationIds {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation_id {
-            rt::Encode::encode(v, w, "HotelReservationID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AckReservationId {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACK_RESERVATION_ID;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResID_Type" => out.res_id_type = cx.value(&attr, &schema::OTA_CODE)?,
-                "ResID_Value" => {
-                    out.res_id_value = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ResID_Source" => {
-                    out.res_id_source = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ResID_SourceContext" => {
-                    out.res_id_source_context = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ResID_Date" => out.res_id_date = cx.value(&attr, &schema::DATE_TIME)?,
-                "ForGuest" => out.for_guest = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                "ResGuestRPH" => {
-                    out.res_guest_rph = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "CancelOriginatorCode" => {
-                    out.cancel_originator_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "CancellationDate" => {
-                    out.cancellation_date = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AckReservationId {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ResID_Type", &self.res_id_type);
-        w.attr_opt("ResID_Value", &self.res_id_value);
-        w.attr_opt("ResID_Source", &self.res_id_source);
-        w.attr_opt("ResID_SourceContext", &self.res_id_source_context);
-        w.attr_opt("ResID_Date", &self.res_id_date);
-        w.attr_opt("ForGuest", &self.for_guest);
-        w.attr_opt("ResGuestRPH", &self.res_guest_rph);
-        w.attr_opt("CancelOriginatorCode", &self.cancel_originator_code);
-        w.attr_opt("CancellationDate", &self.cancellation_date);
-        w.end(name);
     }
 }

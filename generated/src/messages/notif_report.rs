@@ -13,55 +13,75 @@ use super::common::{
 use super::hotel_res_notif::AckResGlobalInfo;
 
 /// A supplier without a notification URL acknowledges the booking events it has read (OpenTravel 2016B OTA_NotifReportRQ, POST /notifreport): Success (optionally with Warnings) and, in NotifDetails/HotelNotifReport/HotelReservations, each booking it took, by the gateway's reference (UniqueID) and the version it took (LastModifyDateTime): every event of that booking up to that version is acknowledged. Errors instead says the supplier could not take them (nothing is acknowledged). OpenTravel 2016B's NotifReportRQ has no POS: the supplier's POS is in TPA_Extensions (or a SOAP WS-Security UsernameToken, as for every operation).
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_NotifReportRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_NOTIF_REPORT_RQ)]
 pub struct OtaNotifReportRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// The supplier took the bookings listed.
     ///
@@ -90,33 +110,47 @@ pub struct OtaNotifReportRq {
 }
 
 /// Response to a notification report (OpenTravel 2016B OTA_NotifReportRS, a MessageAcknowledgementType): Success (optionally with Warnings, e.g. a booking not of the supplier's hotels or not known, or a version not read yet) or Errors alone.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_NotifReportRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_NOTIF_REPORT_RS)]
 pub struct OtaNotifReportRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The acknowledgements were recorded (a repeat changes nothing).
     ///
@@ -141,13 +175,23 @@ pub struct OtaNotifReportRs {
 }
 
 /// The trading partners' extensions of a notification report: the supplier's POS.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "NotifReportExtensions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = NOTIF_REPORT_EXTENSIONS)]
 pub struct NotifReportExtensions {
     /// Point of sale: the supplier (Type 22, its ID and ID_Context) and its credentials (Type 88 with MessagePassword). A supplier may notify only for the hotels it owns.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -155,13 +199,23 @@ pub struct NotifReportExtensions {
 }
 
 /// What a notification report acknowledges (OpenTravel 2016B NotifDetails: a HotelNotifReport; its VehNotifReport is not taken).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "NotifDetails",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = NOTIF_DETAILS)]
 pub struct NotifDetails {
     /// The hotel bookings acknowledged.
     #[yaserde(prefix = "ota", rename = "HotelNotifReport")]
@@ -169,13 +223,23 @@ pub struct NotifDetails {
 }
 
 /// The hotel part of a notification report (OpenTravel 2016B HotelNotifReport: one of HotelReservations, AvailStatusMessages, RateAmountMessages, HotelDescriptiveContents; the gateway takes HotelReservations).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "HotelNotifReport",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = HOTEL_NOTIF_REPORT)]
 pub struct HotelNotifReport {
     /// The bookings acknowledged. Optional in OpenTravel 2016B; required here.
     #[yaserde(prefix = "ota", rename = "HotelReservations")]
@@ -183,13 +247,23 @@ pub struct HotelNotifReport {
 }
 
 /// The bookings of a notification report.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "NotifReportHotelReservations",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = NOTIF_REPORT_HOTEL_RESERVATIONS)]
 pub struct NotifReportHotelReservations {
     /// One booking.
     #[yaserde(prefix = "ota", rename = "HotelReservation")]
@@ -197,29 +271,43 @@ pub struct NotifReportHotelReservations {
 }
 
 /// A booking acknowledged by a notification report (OpenTravel 2016B HotelReservationType with WarningRPH): the gateway's reference in UniqueID and the version taken in LastModifyDateTime; the receiver's own references in ResGlobalInfo/HotelReservationIDs; the rest, if echoed, is taken and not read.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "NotifReportHotelReservation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = NOTIF_REPORT_HOTEL_RESERVATION)]
 pub struct NotifReportHotelReservation {
     /// The booking's status as the receiver took it (OpenTravel 2016B HotelResStatusType: Reserved, Cancelled, ... or a TransactionActionType).
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub res_status: Option<String>,
     /// When the booking was made, as notified.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "CreateDateTime")]
+    #[codec(value = DATE_TIME)]
     pub create_date_time: Option<rt::DateTime>,
     /// The booking's version acknowledged (its LastModifyDateTime as notified or read): every event of the booking up to this version is acknowledged.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "LastModifyDateTime")]
+    #[codec(value = DATE_TIME)]
     pub last_modify_date_time: Option<rt::DateTime>,
     /// The Warnings about this booking, by their RPH (a list of numbers).
     #[yaserde(attribute = true, rename = "WarningRPH")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub warning_rph: Option<String>,
     /// The booking: Type 36 (OpenTravel's 14, Reservation, is taken as 36) with the gateway's reference (ID_Context Internal), as the notification or the read named it; a second UniqueID may carry Type 16 with the event's MessageID.
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -252,30 +340,6 @@ pub struct NotifReportHotelReservation {
 
 rt::std_attributes!(PayloadStdAttributes for OtaNotifReportRq);
 
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaNotifReportRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            errors: Default::default(),
-            unique_id: Default::default(),
-            tpa_extensions: Default::default(),
-            notif_details: Default::default(),
-        }
-    }
-}
-
 impl rt::Message for OtaNotifReportRq {
     const ROOT: &'static str = "OTA_NotifReportRQ";
     const VERSION: &'static str = "2016.1";
@@ -298,22 +362,6 @@ impl rt::PosRequest for OtaNotifReportRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaNotifReportRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaNotifReportRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            unique_id: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaNotifReportRs {
     const ROOT: &'static str = "OTA_NotifReportRS";
@@ -359,424 +407,5 @@ impl rt::Response for OtaNotifReportRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaNotifReportRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_NOTIF_REPORT_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "TPA_Extensions" => {
-                    rt::set(
-                        &mut out.tpa_extensions,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "NotifDetails" => {
-                    out.notif_details = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaNotifReportRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        rt::Encode::encode(&self.tpa_extensions, w, "TPA_Extensions");
-        if let Some(v) = &self.notif_details {
-            rt::Encode::encode(v, w, "NotifDetails");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaNotifReportRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_NOTIF_REPORT_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "UniqueID" => out.unique_id = cx.element(&next, rt::Decode::decode)?,
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaNotifReportRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for NotifReportExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_EXTENSIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for NotifReportExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.pos, w, "POS");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for NotifDetails {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_DETAILS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelNotifReport" => {
-                    rt::set(
-                        &mut out.hotel_notif_report,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for NotifDetails {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_notif_report, w, "HotelNotifReport");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for HotelNotifReport {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::HOTEL_NOTIF_REPORT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservations" => {
-                    rt::set(
-                        &mut out.hotel_reservations,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for HotelNotifReport {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.hotel_reservations, w, "HotelReservations");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for NotifReportHotelReservations {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_HOTEL_RESERVATIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "HotelReservation" => {
-                    rt::push(
-                        &mut out.hotel_reservation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for NotifReportHotelReservations {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.hotel_reservation {
-            rt::Encode::encode(v, w, "HotelReservation");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for NotifReportHotelReservation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::NOTIF_REPORT_HOTEL_RESERVATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "ResStatus" => out.res_status = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "CreateDateTime" => {
-                    out.create_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "LastModifyDateTime" => {
-                    out.last_modify_date_time = cx.value(&attr, &schema::DATE_TIME)?;
-                }
-                "WarningRPH" => {
-                    out.warning_rph = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                "RoomStays" => out.room_stays = cx.element(&next, rt::Decode::decode)?,
-                "Services" => out.services = cx.element(&next, rt::Decode::decode)?,
-                "BillingInstructionCode" => {
-                    rt::push(
-                        &mut out.billing_instruction_code,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ResGuests" => out.res_guests = cx.element(&next, rt::Decode::decode)?,
-                "ResGlobalInfo" => {
-                    out.res_global_info = cx.element(&next, rt::Decode::decode)?;
-                }
-                "WrittenConfInst" => {
-                    out.written_conf_inst = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Queue" => out.queue = cx.element(&next, rt::Decode::decode)?,
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for NotifReportHotelReservation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("ResStatus", &self.res_status);
-        w.attr_opt("CreateDateTime", &self.create_date_time);
-        w.attr_opt("LastModifyDateTime", &self.last_modify_date_time);
-        w.attr_opt("WarningRPH", &self.warning_rph);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        if let Some(v) = &self.room_stays {
-            rt::Encode::encode(v, w, "RoomStays");
-        }
-        if let Some(v) = &self.services {
-            rt::Encode::encode(v, w, "Services");
-        }
-        for v in &self.billing_instruction_code {
-            rt::Encode::encode(v, w, "BillingInstructionCode");
-        }
-        if let Some(v) = &self.res_guests {
-            rt::Encode::encode(v, w, "ResGuests");
-        }
-        if let Some(v) = &self.res_global_info {
-            rt::Encode::encode(v, w, "ResGlobalInfo");
-        }
-        if let Some(v) = &self.written_conf_inst {
-            rt::Encode::encode(v, w, "WrittenConfInst");
-        }
-        if let Some(v) = &self.queue {
-            rt::Encode::encode(v, w, "Queue");
-        }
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
     }
 }

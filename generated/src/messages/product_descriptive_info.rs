@@ -11,55 +11,75 @@ use super::common::{
 };
 
 /// Retrieve static descriptive (NBC) data of one tour activity. SequenceNmbr is client-assigned, for idempotence and tracking.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_ProductDescriptiveInfoRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_PRODUCT_DESCRIPTIVE_INFO_RQ)]
 pub struct OtaProductDescriptiveInfoRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -70,33 +90,47 @@ pub struct OtaProductDescriptiveInfoRq {
 }
 
 /// Response to an activity NBC request: Success (optionally with Warnings) and the static descriptive data of the requested tour activity, with its products and services and their texts; or Errors alone.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_ProductDescriptiveInfoRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_PRODUCT_DESCRIPTIVE_INFO_RS)]
 pub struct OtaProductDescriptiveInfoRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The NBC request was processed.
     ///
@@ -121,13 +155,23 @@ pub struct OtaProductDescriptiveInfoRs {
 }
 
 /// Container of the activity descriptive-info request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ProductDescriptiveInfos",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PRODUCT_DESCRIPTIVE_INFOS)]
 pub struct ProductDescriptiveInfos {
     /// Attribute TourActivityID (string).
     #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveInfo")]
@@ -135,27 +179,48 @@ pub struct ProductDescriptiveInfos {
 }
 
 /// Selects the tour activity whose NBC data is requested.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityDescriptiveInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_DESCRIPTIVE_INFO, empty)]
 pub struct TourActivityDescriptiveInfo {
     /// Tour activity identifier (string).
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: String,
 }
 
 /// The descriptive data of one tour activity (the TourActivityDescriptiveInfo of the response).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityDescriptiveResult",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_DESCRIPTIVE_RESULT)]
 pub struct TourActivityDescriptiveResult {
     /// The descriptive content of the activity, repeatable (e.g. one per schedule).
     #[yaserde(prefix = "ota", rename = "TourActivityDescriptiveContent")]
@@ -163,22 +228,35 @@ pub struct TourActivityDescriptiveResult {
 }
 
 /// The descriptive content of a tour activity: schedule, category, products and services with their texts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityDescriptiveContent",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_DESCRIPTIVE_CONTENT)]
 pub struct TourActivityDescriptiveContent {
     /// Tour activity identifier (string), as requested.
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: String,
     /// Name of the tour activity (string).
     #[yaserde(attribute = true, rename = "TourActivityName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_name: Option<String>,
     /// Position (integer) of this content in the response.
     #[yaserde(attribute = true, rename = "RPH")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub rph: Option<u64>,
     /// Schedule/Summary@Start (time of day) @Duration.
     #[yaserde(prefix = "ota", rename = "Schedule")]
@@ -195,13 +273,23 @@ pub struct TourActivityDescriptiveContent {
 }
 
 /// The usual schedule of a tour activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "DescriptiveActivitySchedule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = DESCRIPTIVE_ACTIVITY_SCHEDULE)]
 pub struct DescriptiveActivitySchedule {
     /// Start (time of day) and Duration.
     #[yaserde(prefix = "ota", rename = "Summary")]
@@ -209,63 +297,101 @@ pub struct DescriptiveActivitySchedule {
 }
 
 /// When a tour activity usually starts and how long it lasts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "DescriptiveScheduleSummary",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = DESCRIPTIVE_SCHEDULE_SUMMARY, empty)]
 pub struct DescriptiveScheduleSummary {
     /// Local start time of day (hh:mm or hh:mm:ss).
     ///
     /// Value type: `TimeOfDay` (`xs:string`); checked when decoding: matches `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = TIME_OF_DAY)]
     pub start: Option<String>,
     /// Duration of the activity (ISO 8601, e.g. PT8H).
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "Duration")]
+    #[codec(value = ISO_DURATION)]
     pub duration: Option<String>,
 }
 
 /// The category and type of a tour activity, as codes and names.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "TourActivityCategory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = TOUR_ACTIVITY_CATEGORY, empty)]
 pub struct TourActivityCategory {
     /// Category code: XA excursion, SE show/event, or another string.
     #[yaserde(attribute = true, rename = "CategoryCode")]
+    #[codec(value = ACTIVITY_CATEGORY_CODE)]
     pub category_code: ActivityCategoryCode,
     /// Name of the category (string).
     #[yaserde(attribute = true, rename = "CategoryName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub category_name: Option<String>,
     /// Type code (string) within the category.
     #[yaserde(attribute = true, rename = "TypeCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub type_code: Option<String>,
     /// Name of the type (string).
     #[yaserde(attribute = true, rename = "TypeName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub type_name: Option<String>,
 }
 
 /// A product or a service of a tour activity: its code, name and descriptions (ProductInfo, ServiceInfo).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityItemInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_ITEM_INFO)]
 pub struct ActivityItemInfo {
     /// Product code (SupplierProductCode of the booking messages) or service code (SupplierServiceCode, e.g. TIC, TRF).
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code: String,
     /// Name of the product or service (string).
     #[yaserde(attribute = true, rename = "CodeDetail")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub code_detail: Option<String>,
     /// Descriptions/MultimediaDescriptions/MultimediaDescription/TextItems/TextItem/Description.
     #[yaserde(prefix = "ota", rename = "Descriptions")]
@@ -273,13 +399,23 @@ pub struct ActivityItemInfo {
 }
 
 /// The descriptions of a product or service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityDescriptions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_DESCRIPTIONS)]
 pub struct ActivityDescriptions {
     /// The multimedia descriptions (texts).
     #[yaserde(prefix = "ota", rename = "MultimediaDescriptions")]
@@ -287,13 +423,23 @@ pub struct ActivityDescriptions {
 }
 
 /// List of multimedia descriptions of a product or service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityMultimediaDescriptions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_MULTIMEDIA_DESCRIPTIONS)]
 pub struct ActivityMultimediaDescriptions {
     /// One multimedia description.
     #[yaserde(prefix = "ota", rename = "MultimediaDescription")]
@@ -301,13 +447,23 @@ pub struct ActivityMultimediaDescriptions {
 }
 
 /// A multimedia description of a product or service: its text items.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityMultimediaDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_MULTIMEDIA_DESCRIPTION)]
 pub struct ActivityMultimediaDescription {
     /// TextItems/TextItem.
     #[yaserde(prefix = "ota", rename = "TextItems")]
@@ -315,26 +471,6 @@ pub struct ActivityMultimediaDescription {
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaProductDescriptiveInfoRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaProductDescriptiveInfoRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            pos: Default::default(),
-            product_descriptive_infos: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaProductDescriptiveInfoRq {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRQ";
@@ -358,22 +494,6 @@ impl rt::PosRequest for OtaProductDescriptiveInfoRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaProductDescriptiveInfoRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaProductDescriptiveInfoRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            tour_activity_descriptive_info: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaProductDescriptiveInfoRs {
     const ROOT: &'static str = "OTA_ProductDescriptiveInfoRS";
@@ -422,625 +542,5 @@ impl rt::Response for OtaProductDescriptiveInfoRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaProductDescriptiveInfoRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "ProductDescriptiveInfos" => {
-                    rt::set(
-                        &mut out.product_descriptive_infos,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaProductDescriptiveInfoRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(
-            &self.product_descriptive_infos,
-            w,
-            "ProductDescriptiveInfos",
-        );
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaProductDescriptiveInfoRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_PRODUCT_DESCRIPTIVE_INFO_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "TourActivityDescriptiveInfo" => {
-                    out.tour_activity_descriptive_info = cx
-                        .element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaProductDescriptiveInfoRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.tour_activity_descriptive_info {
-            rt::Encode::encode(v, w, "TourActivityDescriptiveInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ProductDescriptiveInfos {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PRODUCT_DESCRIPTIVE_INFOS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TourActivityDescriptiveInfo" => {
-                    rt::set(
-                        &mut out.tour_activity_descriptive_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ProductDescriptiveInfos {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(
-            &self.tour_activity_descriptive_info,
-            w,
-            "TourActivityDescriptiveInfo",
-        );
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityDescriptiveInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    rt::set(
-                        &mut out.tour_activity_id,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityDescriptiveInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityDescriptiveResult {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_RESULT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TourActivityDescriptiveContent" => {
-                    rt::push(
-                        &mut out.tour_activity_descriptive_content,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityDescriptiveResult {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.tour_activity_descriptive_content {
-            rt::Encode::encode(v, w, "TourActivityDescriptiveContent");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityDescriptiveContent {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_DESCRIPTIVE_CONTENT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    rt::set(
-                        &mut out.tour_activity_id,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "TourActivityName" => {
-                    out.tour_activity_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "RPH" => out.rph = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Schedule" => out.schedule = cx.element(&next, rt::Decode::decode)?,
-                "TourActivityCategory" => {
-                    rt::push(
-                        &mut out.tour_activity_category,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ProductInfo" => {
-                    rt::push(
-                        &mut out.product_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ServiceInfo" => {
-                    rt::push(
-                        &mut out.service_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityDescriptiveContent {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("TourActivityName", &self.tour_activity_name);
-        w.attr_opt("RPH", &self.rph);
-        if let Some(v) = &self.schedule {
-            rt::Encode::encode(v, w, "Schedule");
-        }
-        for v in &self.tour_activity_category {
-            rt::Encode::encode(v, w, "TourActivityCategory");
-        }
-        for v in &self.product_info {
-            rt::Encode::encode(v, w, "ProductInfo");
-        }
-        for v in &self.service_info {
-            rt::Encode::encode(v, w, "ServiceInfo");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for DescriptiveActivitySchedule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::DESCRIPTIVE_ACTIVITY_SCHEDULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Summary" => {
-                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for DescriptiveActivitySchedule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.summary, w, "Summary");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for DescriptiveScheduleSummary {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::DESCRIPTIVE_SCHEDULE_SUMMARY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => out.start = cx.value(&attr, &schema::TIME_OF_DAY)?,
-                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for DescriptiveScheduleSummary {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Start", &self.start);
-        w.attr_opt("Duration", &self.duration);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for TourActivityCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::TOUR_ACTIVITY_CATEGORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CategoryCode" => {
-                    rt::set(
-                        &mut out.category_code,
-                        cx.value(&attr, &schema::ACTIVITY_CATEGORY_CODE)?,
-                    )
-                }
-                "CategoryName" => {
-                    out.category_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "TypeCode" => out.type_code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "TypeName" => out.type_name = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for TourActivityCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("CategoryCode", &self.category_code);
-        w.attr_opt("CategoryName", &self.category_name);
-        w.attr_opt("TypeCode", &self.type_code);
-        w.attr_opt("TypeName", &self.type_name);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityItemInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_ITEM_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Code" => {
-                    rt::set(&mut out.code, cx.value(&attr, &rt::schema::XS_STRING)?)
-                }
-                "CodeDetail" => {
-                    out.code_detail = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Descriptions" => {
-                    out.descriptions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityItemInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Code", &self.code);
-        w.attr_opt("CodeDetail", &self.code_detail);
-        if let Some(v) = &self.descriptions {
-            rt::Encode::encode(v, w, "Descriptions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "MultimediaDescriptions" => {
-                    rt::set(
-                        &mut out.multimedia_descriptions,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.multimedia_descriptions, w, "MultimediaDescriptions");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityMultimediaDescriptions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_MULTIMEDIA_DESCRIPTIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "MultimediaDescription" => {
-                    rt::push(
-                        &mut out.multimedia_description,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityMultimediaDescriptions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.multimedia_description {
-            rt::Encode::encode(v, w, "MultimediaDescription");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityMultimediaDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_MULTIMEDIA_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "TextItems" => {
-                    rt::set(&mut out.text_items, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityMultimediaDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.text_items, w, "TextItems");
-        w.end(name);
     }
 }

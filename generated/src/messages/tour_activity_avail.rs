@@ -12,58 +12,79 @@ use super::common::{
 };
 
 /// Check availability and rates of tour activities for given participants and locations: returns available activities, their products and rates. The Instance of the Type 22 RequestorID selects the pricing mode (MF001 every schedule/product/service, MF002 one cheapest price per service).
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivityAvailRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_AVAIL_RQ)]
 pub struct OtaTourActivityAvailRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Maximum number of results to return.
     #[yaserde(attribute = true, rename = "MaxResponses")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_responses: Option<u64>,
     /// Point of sale with the two Source elements (see Authentication). The POS RequestorID of type 22 may also carry an Instance attribute (string).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -74,38 +95,53 @@ pub struct OtaTourActivityAvailRq {
 }
 
 /// Response to an activity availability request: Success (optionally with Warnings) and one TourActivityInfo per available activity service; or Errors alone. The pricing mode follows the request's RequestorID Instance: MF002 gives one cheapest per-person "price from" per service (Pricing/Summary@MinCharge), MF001 every schedule, product and service with its price (Pricing/Summary@Amount, per person or per group) and, for transfer services, the pickup details. No TourActivityInfo means nothing is available (a Warning with Code 427 may say so). Prices are indicative: the quote of the booking message is authoritative.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivityAvailRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_AVAIL_RS, version_in(Ota2016b = "2016.2"))]
 pub struct OtaTourActivityAvailRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub primary_lang_id: Option<String>,
     /// The availability request was processed.
     ///
@@ -130,13 +166,23 @@ pub struct OtaTourActivityAvailRs {
 }
 
 /// Availability criteria: locations, period, participants and price limit.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailTourActivity",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_TOUR_ACTIVITY)]
 pub struct AvailTourActivity {
     /// Empty (the service's form), or one activity by TourActivityID or SupplierProductCode (OpenTravel 2016B requires BasicInfo and lets it name the activity).
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -156,51 +202,85 @@ pub struct AvailTourActivity {
 }
 
 /// The date period of the availability search (at most 28 days).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailSchedule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_SCHEDULE, empty)]
 pub struct AvailSchedule {
     /// First date of the period (date).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "StartPeriod")]
+    #[codec(value = DATE)]
     pub start_period: rt::Date,
     /// Last date of the period (date).
     ///
     /// Value type: `Date` (`xs:date`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}`.
     #[yaserde(attribute = true, rename = "EndPeriod")]
+    #[codec(value = DATE)]
     pub end_period: rt::Date,
 }
 
 /// The number of participants of one category.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ParticipantCount",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PARTICIPANT_COUNT)]
 pub struct ParticipantCount {
     /// Number of participants (integer) of this category.
     #[yaserde(attribute = true, rename = "Quantity")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub quantity: u64,
     /// Text, participant category code (OTA AQC; 10 seen).
     #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    #[codec(simple)]
     pub qualifier_info: AgeQualifyingCode,
 }
 
 /// Offer preferences of an availability request.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "MultimodalOffer",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = MULTIMODAL_OFFER)]
 pub struct MultimodalOffer {
     /// The requested offer.
     #[yaserde(prefix = "ota", rename = "RequestedOffer")]
@@ -208,13 +288,23 @@ pub struct MultimodalOffer {
 }
 
 /// The requested offer: its guideline pricing.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "RequestedOffer",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = REQUESTED_OFFER)]
 pub struct RequestedOffer {
     /// Method (text; PerPerson seen); MaximumPrice with Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
     #[yaserde(prefix = "ota", rename = "GuidelinePricing")]
@@ -222,16 +312,27 @@ pub struct RequestedOffer {
 }
 
 /// Price limit of the request and how it applies.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "GuidelinePricing",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = GUIDELINE_PRICING)]
 pub struct GuidelinePricing {
     /// Text; PerPerson seen (PerGroup also known).
     #[yaserde(prefix = "ota", rename = "Method")]
+    #[codec(simple)]
     pub method: Option<PricingMethod>,
     /// Amount (number), CurrencyCode (ISO 4217), CurrencyDecimal (integer, number of decimals).
     #[yaserde(prefix = "ota", rename = "MaximumPrice")]
@@ -239,37 +340,60 @@ pub struct GuidelinePricing {
 }
 
 /// The highest acceptable price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "MaximumPrice",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = MAXIMUM_PRICE, empty)]
 pub struct MaximumPrice {
     /// Amount (number).
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: rt::Decimal,
     /// ISO 4217 currency code.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// Integer, number of decimals of the currency.
     #[yaserde(attribute = true, rename = "CurrencyDecimal")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub currency_decimal: Option<u64>,
 }
 
 /// One available activity service: what it is, when, where, its price and, for transfer services, the pickup details; the children in the OpenTravel 2016B order (Pricing before PickupDropoff).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailTourActivityInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_TOUR_ACTIVITY_INFO)]
 pub struct AvailTourActivityInfo {
     /// TourActivityID, SupplierProductCode, SupplierServiceCode (TIC ticket only, TRF with transfer), Name, ShortName: the codes to send in the booking request.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -295,13 +419,23 @@ pub struct AvailTourActivityInfo {
 }
 
 /// The schedule of an available activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailActivitySchedule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_ACTIVITY_SCHEDULE)]
 pub struct AvailActivitySchedule {
     /// Start, End (local date-times) and Duration.
     #[yaserde(prefix = "ota", rename = "Summary")]
@@ -309,81 +443,130 @@ pub struct AvailActivitySchedule {
 }
 
 /// When an available activity service starts and ends, and how long it lasts.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailScheduleSummary",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_SCHEDULE_SUMMARY, empty)]
 pub struct AvailScheduleSummary {
     /// Start (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub start: rt::DateTime,
     /// End (date-time without zone, YYYY-MM-DDThh:mm:ss).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub end: rt::DateTime,
     /// Duration of the activity (ISO 8601, e.g. PT8H).
     ///
     /// Value type: `IsoDuration` (`xs:string`); checked when decoding: matches `P([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?`.
     #[yaserde(attribute = true, rename = "Duration")]
+    #[codec(value = ISO_DURATION)]
     pub duration: Option<String>,
 }
 
 /// The description of an available activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailActivityDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_ACTIVITY_DESCRIPTION)]
 pub struct AvailActivityDescription {
     /// Short description (text).
     #[yaserde(prefix = "ota", rename = "ShortDescription")]
+    #[codec(simple)]
     pub short_description: String,
 }
 
 /// A pickup or drop-off point of a transfer service, as offered by the availability response (its values go into the booking request's PickupDropoff).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailPickupDropoff",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_PICKUP_DROPOFF, empty)]
 pub struct AvailPickupDropoff {
     /// Boolean: true for a pickup, false for a drop-off.
     #[yaserde(attribute = true, rename = "PickupInd")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub pickup_ind: bool,
     /// Pickup or drop-off time (date-time without zone).
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub date_time: Option<rt::DateTime>,
     /// Name of the pickup or drop-off place (string), e.g. the hotel's name.
     #[yaserde(attribute = true, rename = "LocationName")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub location_name: Option<String>,
     /// Code of the pickup or drop-off place (string), e.g. the hotel code. OpenTravel 2016B has no such attribute: the ota2016b dialect leaves it out (a booking names the pickup hotel by its code or by its name, LocationName).
     #[yaserde(attribute = true, rename = "Code")]
+    #[codec(value = rt::schema::XS_STRING, omitted(Ota2016b))]
     pub code: Option<String>,
     /// Where exactly to meet the driver (string), e.g. the hotel's main entrance.
     #[yaserde(attribute = true, rename = "MeetingLocation")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub meeting_location: Option<String>,
 }
 
 /// The price of an available activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailActivityPricing",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_ACTIVITY_PRICING)]
 pub struct AvailActivityPricing {
     /// Amount or MinCharge, CurrencyCode; child PricingType.
     #[yaserde(prefix = "ota", rename = "Summary")]
@@ -391,56 +574,49 @@ pub struct AvailActivityPricing {
 }
 
 /// A price: the amount (MF001) or the lowest "price from" (MF002), with its currency and how it applies.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "AvailPricingSummary",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = AVAIL_PRICING_SUMMARY)]
 pub struct AvailPricingSummary {
     /// Price of the service for the requested participants (detailed mode MF001).
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: Option<rt::Decimal>,
     /// Cheapest per-person "price from" of the service (mode MF002).
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "MinCharge")]
+    #[codec(value = MONEY)]
     pub min_charge: Option<rt::Decimal>,
     /// ISO 4217 currency code of Amount and MinCharge.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: String,
     /// Text: PerPerson or PerGroup (any other string allowed).
     #[yaserde(prefix = "ota", rename = "PricingType")]
+    #[codec(simple)]
     pub pricing_type: PricingMethod,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaTourActivityAvailRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivityAvailRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            max_responses: Default::default(),
-            pos: Default::default(),
-            tour_activity: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivityAvailRq {
     const ROOT: &'static str = "OTA_TourActivityAvailRQ";
@@ -464,23 +640,6 @@ impl rt::PosRequest for OtaTourActivityAvailRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaTourActivityAvailRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivityAvailRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            primary_lang_id: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            tour_activity_info: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivityAvailRs {
     const ROOT: &'static str = "OTA_TourActivityAvailRS";
@@ -526,770 +685,5 @@ impl rt::Response for OtaTourActivityAvailRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaTourActivityAvailRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_AVAIL_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "MaxResponses" => {
-                    out.max_responses = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "TourActivity" => {
-                    rt::set(
-                        &mut out.tour_activity,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivityAvailRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.tour_activity, w, "TourActivity");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaTourActivityAvailRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_AVAIL_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "TourActivityInfo" => {
-                    rt::push(
-                        &mut out.tour_activity_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivityAvailRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        if w.dialect() == super::Dialect::Ota2016b.into()
-            && self.version == <Self as rt::Message>::VERSION
-        {
-            w.attr("Version", &"2016.2");
-        } else {
-            w.attr("Version", &self.version);
-        }
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        for v in &self.tour_activity_info {
-            rt::Encode::encode(v, w, "TourActivityInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailTourActivity {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_TOUR_ACTIVITY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => out.basic_info = cx.element(&next, rt::Decode::decode)?,
-                "Location" => {
-                    rt::push(&mut out.location, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Schedule" => {
-                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
-                }
-                "ParticipantCount" => {
-                    rt::push(
-                        &mut out.participant_count,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "MultimodalOffer" => {
-                    out.multimodal_offer = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailTourActivity {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.basic_info {
-            rt::Encode::encode(v, w, "BasicInfo");
-        }
-        for v in &self.location {
-            rt::Encode::encode(v, w, "Location");
-        }
-        rt::Encode::encode(&self.schedule, w, "Schedule");
-        for v in &self.participant_count {
-            rt::Encode::encode(v, w, "ParticipantCount");
-        }
-        if let Some(v) = &self.multimodal_offer {
-            rt::Encode::encode(v, w, "MultimodalOffer");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailSchedule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_SCHEDULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "StartPeriod" => {
-                    rt::set(&mut out.start_period, cx.value(&attr, &schema::DATE)?)
-                }
-                "EndPeriod" => {
-                    rt::set(&mut out.end_period, cx.value(&attr, &schema::DATE)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailSchedule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("StartPeriod", &self.start_period);
-        w.attr("EndPeriod", &self.end_period);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ParticipantCount {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_COUNT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Quantity" => {
-                    rt::set(
-                        &mut out.quantity,
-                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "QualifierInfo" => rt::set(&mut out.qualifier_info, cx.simple(&next)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ParticipantCount {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Quantity", &self.quantity);
-        w.simple("QualifierInfo", &self.qualifier_info);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for MultimodalOffer {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::MULTIMODAL_OFFER;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "RequestedOffer" => {
-                    rt::set(
-                        &mut out.requested_offer,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for MultimodalOffer {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.requested_offer, w, "RequestedOffer");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for RequestedOffer {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::REQUESTED_OFFER;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GuidelinePricing" => {
-                    rt::set(
-                        &mut out.guideline_pricing,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for RequestedOffer {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.guideline_pricing, w, "GuidelinePricing");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for GuidelinePricing {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::GUIDELINE_PRICING;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Method" => out.method = cx.simple(&next)?,
-                "MaximumPrice" => {
-                    out.maximum_price = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for GuidelinePricing {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.method {
-            w.simple("Method", v);
-        }
-        if let Some(v) = &self.maximum_price {
-            rt::Encode::encode(v, w, "MaximumPrice");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for MaximumPrice {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::MAXIMUM_PRICE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "CurrencyDecimal" => {
-                    out.currency_decimal = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for MaximumPrice {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Amount", &self.amount);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("CurrencyDecimal", &self.currency_decimal);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailTourActivityInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_TOUR_ACTIVITY_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => {
-                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Schedule" => {
-                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
-                }
-                "CategoryAndType" => {
-                    out.category_and_type = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
-                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
-                "Pricing" => {
-                    rt::set(&mut out.pricing, cx.element(&next, rt::Decode::decode)?)
-                }
-                "PickupDropoff" => {
-                    rt::push(
-                        &mut out.pickup_dropoff,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailTourActivityInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        rt::Encode::encode(&self.schedule, w, "Schedule");
-        if let Some(v) = &self.category_and_type {
-            rt::Encode::encode(v, w, "CategoryAndType");
-        }
-        if let Some(v) = &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        if let Some(v) = &self.location {
-            rt::Encode::encode(v, w, "Location");
-        }
-        rt::Encode::encode(&self.pricing, w, "Pricing");
-        for v in &self.pickup_dropoff {
-            rt::Encode::encode(v, w, "PickupDropoff");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailActivitySchedule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_SCHEDULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Summary" => {
-                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailActivitySchedule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.summary, w, "Summary");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailScheduleSummary {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_SCHEDULE_SUMMARY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => {
-                    rt::set(&mut out.start, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                "End" => {
-                    rt::set(&mut out.end, cx.value(&attr, &schema::LOCAL_DATE_TIME)?)
-                }
-                "Duration" => out.duration = cx.value(&attr, &schema::ISO_DURATION)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailScheduleSummary {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr("End", &self.end);
-        w.attr_opt("Duration", &self.duration);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailActivityDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ShortDescription" => {
-                    rt::set(&mut out.short_description, cx.simple(&next)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailActivityDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.simple("ShortDescription", &self.short_description);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailPickupDropoff {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_PICKUP_DROPOFF;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "PickupInd" => {
-                    rt::set(
-                        &mut out.pickup_ind,
-                        cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                    )
-                }
-                "DateTime" => out.date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
-                "LocationName" => {
-                    out.location_name = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "Code" => out.code = cx.value(&attr, &rt::schema::XS_STRING)?,
-                "MeetingLocation" => {
-                    out.meeting_location = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailPickupDropoff {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("PickupInd", &self.pickup_ind);
-        w.attr_opt("DateTime", &self.date_time);
-        w.attr_opt("LocationName", &self.location_name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("Code", &self.code);
-        }
-        w.attr_opt("MeetingLocation", &self.meeting_location);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailActivityPricing {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_ACTIVITY_PRICING;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Summary" => {
-                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailActivityPricing {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.summary, w, "Summary");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for AvailPricingSummary {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::AVAIL_PRICING_SUMMARY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
-                "MinCharge" => out.min_charge = cx.value(&attr, &schema::MONEY)?,
-                "CurrencyCode" => {
-                    rt::set(
-                        &mut out.currency_code,
-                        cx.value(&attr, &schema::CURRENCY_CODE)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "PricingType" => rt::set(&mut out.pricing_type, cx.simple(&next)?),
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for AvailPricingSummary {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Amount", &self.amount);
-        w.attr_opt("MinCharge", &self.min_charge);
-        w.attr("CurrencyCode", &self.currency_code);
-        w.simple("PricingType", &self.pricing_type);
-        w.end(name);
     }
 }

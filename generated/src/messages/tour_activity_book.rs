@@ -12,58 +12,79 @@ use super::common::{
 };
 
 /// Book an available tour activity. ResStatus Quote confirms availability and price and creates nothing (with Instance PriceBreakdown the quote is broken down per participant); Commit makes a binding booking.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivityBookRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_BOOK_RQ)]
 pub struct OtaTourActivityBookRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// String; see States and transitions. Quote seen (confirms availability and price, creates nothing); Commit makes a binding booking.
     #[yaserde(attribute = true, rename = "ResStatus")]
+    #[codec(value = RES_STATUS)]
     pub res_status: Option<ResStatus>,
     /// Point of sale with the two Source elements (see Authentication). The POS RequestorID of type 22 may carry the Instance attribute; the value PriceBreakdown is seen on this message.
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -77,33 +98,47 @@ pub struct OtaTourActivityBookRq {
 }
 
 /// Response to an activity booking: Success (optionally with Warnings) and the ReservationDetails; or Errors alone. For ResStatus Quote the details confirm availability and the authoritative price and nothing is created (no Internal reference; with Instance PriceBreakdown the price is also broken down per participant); for Commit they describe the binding booking, with its Internal reference. A Commit repeated with the same Client booking reference returns the booking already made.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivityBookRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_BOOK_RS)]
 pub struct OtaTourActivityBookRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// The quote or booking was processed.
     ///
@@ -128,13 +163,23 @@ pub struct OtaTourActivityBookRs {
 }
 
 /// Booking details of one activity service (one calendar date per service).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookingInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKING_INFO)]
 pub struct BookingInfo {
     /// TourActivityID, SupplierProductCode, SupplierServiceCode (strings).
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -154,84 +199,134 @@ pub struct BookingInfo {
 }
 
 /// A payment of an OpenTravel 2016B book request (TourActivityChargeType with the participant references). Taken and ignored.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookPaymentInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_PAYMENT_INFO, empty)]
 pub struct BookPaymentInfo {
     /// The amount.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: Option<rt::Decimal>,
     /// Its currency (ISO 4217).
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: Option<String>,
     /// The participant it is for.
     #[yaserde(attribute = true, rename = "ParticipantID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub participant_id: Option<String>,
     /// The participant category it is for.
     #[yaserde(attribute = true, rename = "ParticipantCategoryID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub participant_category_id: Option<String>,
     /// The group it is for.
     #[yaserde(attribute = true, rename = "GroupID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub group_id: Option<String>,
 }
 
 /// Identifies the activity service to book (as returned by a detailed MF001 availability search).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookingBasicInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKING_BASIC_INFO, empty)]
 pub struct BookingBasicInfo {
     /// Tour activity identifier (string).
     #[yaserde(attribute = true, rename = "TourActivityID")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub tour_activity_id: String,
     /// Supplier product code (string).
     #[yaserde(attribute = true, rename = "SupplierProductCode")]
+    #[codec(value = rt::schema::XS_STRING)]
     pub supplier_product_code: Option<String>,
     /// Supplier service code (string), e.g. TIC (ticket only) or TRF (with transfer/pickup). Optional (OpenTravel 2016B has none): without it, the product's service the request describes, a transfer with a PickupDropoff, else one without; when that is not one service, the request is refused naming the codes. The ota2016b dialect leaves it out of the answer.
     #[yaserde(attribute = true, rename = "SupplierServiceCode")]
+    #[codec(value = rt::schema::XS_STRING, omitted(Ota2016b))]
     pub supplier_service_code: Option<String>,
 }
 
 /// When the service is booked for: one calendar date, the date of Start (the session is the product's on that date). The service's form gives Start and End as local date-times on that date; OpenTravel 2016B's DateTimeSpanGroup also allows a date alone, a date-time with a zone offset (its wall-clock date is taken) and no End.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookingSchedule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKING_SCHEDULE, empty)]
 pub struct BookingSchedule {
     /// The date (YYYY-MM-DD), or a date-time on it.
     ///
     /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
     #[yaserde(attribute = true, rename = "Start")]
+    #[codec(value = DATE_OR_DATE_TIME)]
     pub start: String,
     /// A date or date-time on the same date, not before Start; absent: the rest of that date.
     ///
     /// Value type: `DateOrDateTime` (`xs:string`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?)?`.
     #[yaserde(attribute = true, rename = "End")]
+    #[codec(value = DATE_OR_DATE_TIME)]
     pub end: Option<String>,
 }
 
 /// One participant: category and personal data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ParticipantInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PARTICIPANT_INFO)]
 pub struct ParticipantInfo {
     /// Child Category with QualifierInfo (category code).
     #[yaserde(prefix = "ota", rename = "Category")]
@@ -242,89 +337,140 @@ pub struct ParticipantInfo {
 }
 
 /// The category of a participant: the service's QualifierInfo attribute, or OpenTravel 2016B's QualifierInfo element (one of them; both: the same category).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ParticipantCategory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PARTICIPANT_CATEGORY)]
 pub struct ParticipantCategory {
     /// Category code (OTA AQC: 10 adult, 8 child). Required unless the QualifierInfo element gives the category; always set in the response.
     #[yaserde(attribute = true, rename = "QualifierInfo")]
+    #[codec(value = AGE_QUALIFYING_CODE)]
     pub qualifier_info_attr: Option<AgeQualifyingCode>,
     /// OpenTravel 2016B: the participant's age, when Individual@Age does not give it. Requests only.
     #[yaserde(attribute = true, rename = "Age")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub age: Option<u64>,
     /// OpenTravel 2016B's form of the category: its AgeQualifyingEnum name (Adult, Child, …) or the code. Requests only.
     #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    #[codec(simple)]
     pub qualifier_info: Option<AgeQualifyingCode>,
 }
 
 /// Personal data of a participant; the children in the order of the service description (the answer uses the OpenTravel person-name order).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "Individual",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = INDIVIDUAL)]
 pub struct Individual {
     /// Age (integer) at the time of the service.
     #[yaserde(attribute = true, rename = "Age")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub age: Option<u64>,
     /// Participant number (integer), unique within the request.
     #[yaserde(attribute = true, rename = "ParticipantID")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub participant_id: Option<u64>,
     /// Given (first) name (text, at most 64 characters).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
+    #[codec(simple)]
     pub given_name: Option<String>,
     /// Salutation or title (text, at most 16 characters), e.g. Mr, Mrs.
     ///
     /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    #[codec(simple)]
     pub name_prefix: Option<String>,
     /// Family name (text, at most 64 characters).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
+    #[codec(simple)]
     pub surname: Option<String>,
 }
 
 /// Pickup or drop-off time and place of the service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "PickupDropoff",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = PICKUP_DROPOFF, empty)]
 pub struct PickupDropoff {
     /// Date-time without zone.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "DateTime")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub date_time: Option<rt::DateTime>,
     /// The pickup hotel (string, at most 64 characters): its code, or its name as the availability answer's LocationName gives it (what an OpenTravel 2016B client, whose answers carry no code, copies).
     ///
     /// Value type: `ShortText` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(attribute = true, rename = "LocationName")]
+    #[codec(value = SHORT_TEXT)]
     pub location_name: Option<String>,
     /// Boolean true or false: true for the pickup, false for the drop-off.
     #[yaserde(attribute = true, rename = "PickupInd")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub pickup_ind: Option<bool>,
 }
 
 /// TPA_Extensions of an activity booking.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookExtensions",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_EXTENSIONS)]
 pub struct BookExtensions {
     /// Repeatable. Type (integer code; 36 booking level, 37 item level), ID (string), ID_Context (string; Client seen).
     #[yaserde(prefix = "ota", rename = "UniqueID")]
@@ -332,13 +478,23 @@ pub struct BookExtensions {
 }
 
 /// The quoted or booked activity service, in the OpenTravel 2016B order: references, participants, what is due, schedule, location, pickup, cancellation policy and the final price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityReservationDetails",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_RESERVATION_DETAILS)]
 pub struct ActivityReservationDetails {
     /// TourActivityID, SupplierProductCode, SupplierServiceCode of the booked service.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -357,6 +513,7 @@ pub struct ActivityReservationDetails {
     pub schedule: DateTimeSpan,
     /// Location with Context Service and a Region (RegionCode Product with the activity product code). OpenTravel 2016B's Location is where the activity takes place, with no such Region: the ota2016b dialect leaves it out (BasicInfo names the product).
     #[yaserde(prefix = "ota", rename = "Location")]
+    #[codec(omitted(Ota2016b))]
     pub location: Option<ActivityLocation>,
     /// The pickup of a transfer service: DateTime, LocationName, PickupInd.
     #[yaserde(prefix = "ota", rename = "PickupDropoff")]
@@ -370,13 +527,23 @@ pub struct ActivityReservationDetails {
 }
 
 /// One participant of a quoted or booked service: category and personal data.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReservationParticipant",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RESERVATION_PARTICIPANT)]
 pub struct ReservationParticipant {
     /// Category@QualifierInfo (category code); the QualifierInfo element in the ota2016b dialect.
     #[yaserde(prefix = "ota", rename = "Category")]
@@ -387,19 +554,31 @@ pub struct ReservationParticipant {
 }
 
 /// The category of a quoted or booked participant, in the form of each dialect: the service's QualifierInfo attribute (the code), OpenTravel 2016B's QualifierInfo element (the AgeQualifyingEnum name; left out for a code that has none).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookedParticipantCategory",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOKED_PARTICIPANT_CATEGORY)]
 pub struct BookedParticipantCategory {
     /// The service's form: the category code (OTA AQC: 10 adult, 8 child). Not written by the ota2016b dialect.
     #[yaserde(attribute = true, rename = "QualifierInfo")]
+    #[codec(value = AGE_QUALIFYING_CODE, omitted(Ota2016b))]
     pub qualifier_info_attr: Option<AgeQualifyingCode>,
     /// OpenTravel 2016B's form: the category's AgeQualifyingEnum name. Written by the ota2016b dialect only.
     #[yaserde(prefix = "ota", rename = "QualifierInfo")]
+    #[codec(simple, omitted(Service))]
     pub qualifier_info: Option<AgeQualifierName>,
 }
 
@@ -466,69 +645,107 @@ impl rt::ToValue for AgeQualifierName {
 }
 
 /// Personal data of a participant, the name parts in the OpenTravel person-name order.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ReservationIndividual",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = RESERVATION_INDIVIDUAL)]
 pub struct ReservationIndividual {
     /// Age (integer) at the time of the service.
     #[yaserde(attribute = true, rename = "Age")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub age: Option<u64>,
     /// Participant number (integer), as in the request.
     #[yaserde(attribute = true, rename = "ParticipantID")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub participant_id: Option<u64>,
     /// Salutation or title (text), e.g. Mr, Mrs.
     ///
     /// Value type: `NamePrefix` (`xs:string`); checked when decoding: at most 16 characters.
     #[yaserde(prefix = "ota", rename = "NamePrefix")]
+    #[codec(simple)]
     pub name_prefix: Option<String>,
     /// Given (first) name (text).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "GivenName")]
+    #[codec(simple)]
     pub given_name: Option<String>,
     /// Family name (text).
     ///
     /// Value type: `PersonNamePart` (`xs:string`); checked when decoding: at most 64 characters.
     #[yaserde(prefix = "ota", rename = "Surname")]
+    #[codec(simple)]
     pub surname: Option<String>,
 }
 
 /// An amount due for the service: the total, or (price breakdown) one participant's price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityPaymentInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_PAYMENT_INFO, empty)]
 pub struct ActivityPaymentInfo {
     /// The amount (decimal).
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: rt::Decimal,
     /// ISO 4217 currency code of Amount.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: String,
     /// The participant (ParticipantID of its Individual) whose price this is; absent on the total.
     #[yaserde(attribute = true, rename = "ParticipantID")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub participant_id: Option<u64>,
 }
 
 /// The policies of a quoted or booked service (OpenTravel 2016B TourActivityPolicyType).
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityPolicy",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_POLICY)]
 pub struct ActivityPolicy {
     /// The cancellation policy.
     #[yaserde(prefix = "ota", rename = "Cancel")]
@@ -536,18 +753,29 @@ pub struct ActivityPolicy {
 }
 
 /// The cancellation policy: free until CancelDeadline; from then on the penalty the text states, e.g. "100 % of the price: 88.50 EUR".
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "ActivityCancelPolicy",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = ACTIVITY_CANCEL_POLICY, text = rt::schema::XS_STRING)]
 pub struct ActivityCancelPolicy {
     /// The end of free cancellation (local date-time of the activity, without zone); a cancellation from then on costs the penalty.
     ///
     /// Value type: `LocalDateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}`.
     #[yaserde(attribute = true, rename = "CancelDeadline")]
+    #[codec(value = LOCAL_DATE_TIME)]
     pub cancel_deadline: rt::DateTime,
     /// The element's text content.
     #[yaserde(text = true, default = "empty_string")]
@@ -555,13 +783,23 @@ pub struct ActivityCancelPolicy {
 }
 
 /// The price of a quoted or booked activity service.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookPricing",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_PRICING)]
 pub struct BookPricing {
     /// Summary@Amount@CurrencyCode: the final price.
     #[yaserde(prefix = "ota", rename = "Summary")]
@@ -572,63 +810,67 @@ pub struct BookPricing {
 }
 
 /// The final price of the service, authoritative for accounting.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookPricingSummary",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_PRICING_SUMMARY, empty)]
 pub struct BookPricingSummary {
     /// Total amount (decimal) of the service.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "Amount")]
+    #[codec(value = MONEY)]
     pub amount: rt::Decimal,
     /// ISO 4217 currency code of Amount.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "CurrencyCode")]
+    #[codec(value = CURRENCY_CODE)]
     pub currency_code: String,
 }
 
 /// The group the price applies to.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "BookPricingGroup",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = BOOK_PRICING_GROUP, empty)]
 pub struct BookPricingGroup {
     /// Number of participants (integer) the price is for (the vendor's spelling; OpenTravel's is KnownGroupSize, which the ota2016b dialect writes).
     #[yaserde(attribute = true, rename = "KnownGroupsize")]
+    #[codec(
+        value = rt::schema::XS_NON_NEGATIVE_INTEGER,
+        written(Ota2016b = "KnownGroupSize")
+    )]
     pub known_groupsize: u64,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaTourActivityBookRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivityBookRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            res_status: Default::default(),
-            pos: Default::default(),
-            booking_info: Default::default(),
-            tpa_extensions: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivityBookRq {
     const ROOT: &'static str = "OTA_TourActivityBookRQ";
@@ -652,22 +894,6 @@ impl rt::PosRequest for OtaTourActivityBookRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaTourActivityBookRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivityBookRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            reservation_details: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivityBookRs {
     const ROOT: &'static str = "OTA_TourActivityBookRS";
@@ -714,1000 +940,5 @@ impl rt::Response for OtaTourActivityBookRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaTourActivityBookRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_BOOK_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "ResStatus" => out.res_status = cx.value(&attr, &schema::RES_STATUS)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "BookingInfo" => {
-                    rt::set(
-                        &mut out.booking_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "TPA_Extensions" => {
-                    out.tpa_extensions = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivityBookRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("ResStatus", &self.res_status);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.booking_info, w, "BookingInfo");
-        if let Some(v) = &self.tpa_extensions {
-            rt::Encode::encode(v, w, "TPA_Extensions");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaTourActivityBookRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_BOOK_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "ReservationDetails" => {
-                    out.reservation_details = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivityBookRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.reservation_details {
-            rt::Encode::encode(v, w, "ReservationDetails");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookingInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => {
-                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
-                }
-                "ParticipantInfo" => {
-                    rt::push(
-                        &mut out.participant_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "PaymentInfo" => {
-                    rt::push(
-                        &mut out.payment_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Schedule" => {
-                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
-                }
-                "PickupDropoff" => {
-                    out.pickup_dropoff = cx.element(&next, rt::Decode::decode)?;
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookingInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        for v in &self.participant_info {
-            rt::Encode::encode(v, w, "ParticipantInfo");
-        }
-        for v in &self.payment_info {
-            rt::Encode::encode(v, w, "PaymentInfo");
-        }
-        rt::Encode::encode(&self.schedule, w, "Schedule");
-        if let Some(v) = &self.pickup_dropoff {
-            rt::Encode::encode(v, w, "PickupDropoff");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookPaymentInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PAYMENT_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Amount" => out.amount = cx.value(&attr, &schema::MONEY)?,
-                "CurrencyCode" => {
-                    out.currency_code = cx.value(&attr, &schema::CURRENCY_CODE)?;
-                }
-                "ParticipantID" => {
-                    out.participant_id = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "ParticipantCategoryID" => {
-                    out.participant_category_id = cx
-                        .value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "GroupID" => out.group_id = cx.value(&attr, &rt::schema::XS_STRING)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookPaymentInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Amount", &self.amount);
-        w.attr_opt("CurrencyCode", &self.currency_code);
-        w.attr_opt("ParticipantID", &self.participant_id);
-        w.attr_opt("ParticipantCategoryID", &self.participant_category_id);
-        w.attr_opt("GroupID", &self.group_id);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookingBasicInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_BASIC_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "TourActivityID" => {
-                    rt::set(
-                        &mut out.tour_activity_id,
-                        cx.value(&attr, &rt::schema::XS_STRING)?,
-                    )
-                }
-                "SupplierProductCode" => {
-                    out.supplier_product_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                "SupplierServiceCode" => {
-                    out.supplier_service_code = cx.value(&attr, &rt::schema::XS_STRING)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookingBasicInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("TourActivityID", &self.tour_activity_id);
-        w.attr_opt("SupplierProductCode", &self.supplier_product_code);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("SupplierServiceCode", &self.supplier_service_code);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookingSchedule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKING_SCHEDULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Start" => {
-                    rt::set(&mut out.start, cx.value(&attr, &schema::DATE_OR_DATE_TIME)?)
-                }
-                "End" => out.end = cx.value(&attr, &schema::DATE_OR_DATE_TIME)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookingSchedule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Start", &self.start);
-        w.attr_opt("End", &self.end);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ParticipantInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
-                "Individual" => out.individual = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ParticipantInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category {
-            rt::Encode::encode(v, w, "Category");
-        }
-        if let Some(v) = &self.individual {
-            rt::Encode::encode(v, w, "Individual");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ParticipantCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PARTICIPANT_CATEGORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "QualifierInfo" => {
-                    out.qualifier_info_attr = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "QualifierInfo" => out.qualifier_info = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ParticipantCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("QualifierInfo", &self.qualifier_info_attr);
-        w.attr_opt("Age", &self.age);
-        if let Some(v) = &self.qualifier_info {
-            w.simple("QualifierInfo", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for Individual {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::INDIVIDUAL;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                "ParticipantID" => {
-                    out.participant_id = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "GivenName" => out.given_name = cx.simple(&next)?,
-                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
-                "Surname" => out.surname = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for Individual {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Age", &self.age);
-        w.attr_opt("ParticipantID", &self.participant_id);
-        if let Some(v) = &self.given_name {
-            w.simple("GivenName", v);
-        }
-        if let Some(v) = &self.name_prefix {
-            w.simple("NamePrefix", v);
-        }
-        if let Some(v) = &self.surname {
-            w.simple("Surname", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for PickupDropoff {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::PICKUP_DROPOFF;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "DateTime" => out.date_time = cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
-                "LocationName" => {
-                    out.location_name = cx.value(&attr, &schema::SHORT_TEXT)?;
-                }
-                "PickupInd" => out.pickup_ind = cx.value(&attr, &rt::schema::XS_BOOLEAN)?,
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for PickupDropoff {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("DateTime", &self.date_time);
-        w.attr_opt("LocationName", &self.location_name);
-        w.attr_opt("PickupInd", &self.pickup_ind);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookExtensions {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_EXTENSIONS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "UniqueID" => {
-                    rt::push(&mut out.unique_id, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookExtensions {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        for v in &self.unique_id {
-            rt::Encode::encode(v, w, "UniqueID");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityReservationDetails {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_RESERVATION_DETAILS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => {
-                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Confirmation" => {
-                    rt::push(
-                        &mut out.confirmation,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "ParticipantInfo" => {
-                    rt::push(
-                        &mut out.participant_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "PaymentInfo" => {
-                    rt::push(
-                        &mut out.payment_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Schedule" => {
-                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
-                "PickupDropoff" => {
-                    out.pickup_dropoff = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Policy" => out.policy = cx.element(&next, rt::Decode::decode)?,
-                "Pricing" => {
-                    rt::set(&mut out.pricing, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityReservationDetails {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        for v in &self.confirmation {
-            rt::Encode::encode(v, w, "Confirmation");
-        }
-        for v in &self.participant_info {
-            rt::Encode::encode(v, w, "ParticipantInfo");
-        }
-        for v in &self.payment_info {
-            rt::Encode::encode(v, w, "PaymentInfo");
-        }
-        rt::Encode::encode(&self.schedule, w, "Schedule");
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            if let Some(v) = &self.location {
-                rt::Encode::encode(v, w, "Location");
-            }
-        }
-        if let Some(v) = &self.pickup_dropoff {
-            rt::Encode::encode(v, w, "PickupDropoff");
-        }
-        if let Some(v) = &self.policy {
-            rt::Encode::encode(v, w, "Policy");
-        }
-        rt::Encode::encode(&self.pricing, w, "Pricing");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReservationParticipant {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_PARTICIPANT;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Category" => out.category = cx.element(&next, rt::Decode::decode)?,
-                "Individual" => out.individual = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReservationParticipant {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.category {
-            rt::Encode::encode(v, w, "Category");
-        }
-        if let Some(v) = &self.individual {
-            rt::Encode::encode(v, w, "Individual");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookedParticipantCategory {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOKED_PARTICIPANT_CATEGORY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "QualifierInfo" => {
-                    out.qualifier_info_attr = cx
-                        .value(&attr, &schema::AGE_QUALIFYING_CODE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "QualifierInfo" => out.qualifier_info = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookedParticipantCategory {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if !(w.dialect() == super::Dialect::Ota2016b.into()) {
-            w.attr_opt("QualifierInfo", &self.qualifier_info_attr);
-        }
-        if !(w.dialect() == super::Dialect::Service.into()) {
-            if let Some(v) = &self.qualifier_info {
-                w.simple("QualifierInfo", v);
-            }
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ReservationIndividual {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::RESERVATION_INDIVIDUAL;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Age" => out.age = cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                "ParticipantID" => {
-                    out.participant_id = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "NamePrefix" => out.name_prefix = cx.simple(&next)?,
-                "GivenName" => out.given_name = cx.simple(&next)?,
-                "Surname" => out.surname = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ReservationIndividual {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("Age", &self.age);
-        w.attr_opt("ParticipantID", &self.participant_id);
-        if let Some(v) = &self.name_prefix {
-            w.simple("NamePrefix", v);
-        }
-        if let Some(v) = &self.given_name {
-            w.simple("GivenName", v);
-        }
-        if let Some(v) = &self.surname {
-            w.simple("Surname", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityPaymentInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_PAYMENT_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
-                "CurrencyCode" => {
-                    rt::set(
-                        &mut out.currency_code,
-                        cx.value(&attr, &schema::CURRENCY_CODE)?,
-                    )
-                }
-                "ParticipantID" => {
-                    out.participant_id = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityPaymentInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Amount", &self.amount);
-        w.attr("CurrencyCode", &self.currency_code);
-        w.attr_opt("ParticipantID", &self.participant_id);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityPolicy {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_POLICY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Cancel" => out.cancel = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityPolicy {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.cancel {
-            rt::Encode::encode(v, w, "Cancel");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for ActivityCancelPolicy {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::ACTIVITY_CANCEL_POLICY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "CancelDeadline" => {
-                    rt::set(
-                        &mut out.cancel_deadline,
-                        cx.value(&attr, &schema::LOCAL_DATE_TIME)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        rt::set(&mut out.value, cx.text(node, &rt::schema::XS_STRING)?);
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for ActivityCancelPolicy {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("CancelDeadline", &self.cancel_deadline);
-        w.text(&self.value);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookPricing {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Summary" => {
-                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Group" => out.group = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookPricing {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.summary, w, "Summary");
-        if let Some(v) = &self.group {
-            rt::Encode::encode(v, w, "Group");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookPricingSummary {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING_SUMMARY;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "Amount" => rt::set(&mut out.amount, cx.value(&attr, &schema::MONEY)?),
-                "CurrencyCode" => {
-                    rt::set(
-                        &mut out.currency_code,
-                        cx.value(&attr, &schema::CURRENCY_CODE)?,
-                    )
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookPricingSummary {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("Amount", &self.amount);
-        w.attr("CurrencyCode", &self.currency_code);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for BookPricingGroup {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::BOOK_PRICING_GROUP;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "KnownGroupsize" | "KnownGroupSize" => {
-                    cx.once(node, &attr, DESC)?;
-                    rt::set(
-                        &mut out.known_groupsize,
-                        cx.value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?,
-                    );
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for BookPricingGroup {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if w.dialect() == super::Dialect::Ota2016b.into() {
-            w.attr("KnownGroupSize", &self.known_groupsize);
-        } else {
-            w.attr("KnownGroupsize", &self.known_groupsize);
-        }
-        w.end(name);
     }
 }

@@ -12,58 +12,79 @@ use super::common::{
 };
 
 /// Search tour activities in an area and return some of their static descriptive (NBC) data.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivitySearchRQ",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_SEARCH_RQ)]
 pub struct OtaTourActivitySearchRq {
     /// A sequence number chosen by the client, echoed in the response.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the message; a time zone is allowed.
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Whether the message is a test or a production message.
     #[yaserde(attribute = true, rename = "Target")]
+    #[codec(value = TARGET)]
     pub target: Option<Target>,
     /// Message version, form YYYY.N. See Versioning.
     ///
     /// Value type: `VersionNumber` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = VERSION_NUMBER, version)]
     pub version: String,
     /// Identifies a multi-message transaction.
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Integer string. Present on the activity NBC message; client-assigned, for idempotence and tracking.
     #[yaserde(attribute = true, rename = "SequenceNmbr")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub sequence_nmbr: Option<u64>,
     /// Identifies messages that belong together (e.g. a request and its follow-ups).
     ///
     /// Value type: `StringLength1to64` (`xs:string`); checked when decoding: 1 to 64 characters.
     #[yaserde(attribute = true, rename = "CorrelationID")]
+    #[codec(value = STRING_LENGTH1TO64)]
     pub correlation_id: Option<String>,
     /// True when the message is a retransmission of an earlier one.
     #[yaserde(attribute = true, rename = "RetransmissionIndicator")]
+    #[codec(value = rt::schema::XS_BOOLEAN)]
     pub retransmission_indicator: Option<bool>,
     /// Language code string. Present on the modify, search, hotel NBC and activity NBC messages. On the hotel NBC message `*` asks for every language.
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_SELECTOR)]
     pub primary_lang_id: Option<LanguageSelector>,
     /// Language code string. Present on the hotel NBC and activity NBC messages (fallback language).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "AltLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub alt_lang_id: Option<String>,
     /// Maximum number of results to return.
     #[yaserde(attribute = true, rename = "MaxResponses")]
+    #[codec(value = rt::schema::XS_POSITIVE_INTEGER)]
     pub max_responses: Option<u64>,
     /// Point of sale with the two Source elements (see Authentication).
     #[yaserde(prefix = "ota", rename = "POS")]
@@ -74,38 +95,53 @@ pub struct OtaTourActivitySearchRq {
 }
 
 /// Response to an activity search (catalogue discovery): Success (optionally with Warnings) and one TourActivityInfo per activity found, with some of its static descriptive (NBC) data and an indicative minimum price when known; or Errors alone (e.g. Code 161 when the date range exceeds 28 days). No TourActivityInfo means nothing was found.
-#[derive(Debug, Clone, PartialEq, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode,
+    rt::MessageDefault
+)]
 #[yaserde(
     rename = "OTA_TourActivitySearchRS",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = OTA_TOUR_ACTIVITY_SEARCH_RS, version_in(Ota2016b = "2016.2"))]
 pub struct OtaTourActivitySearchRs {
     /// The request's EchoToken, echoed when the request had one.
     ///
     /// Value type: `StringLength1to128` (`xs:string`); checked when decoding: 1 to 128 characters.
     #[yaserde(attribute = true, rename = "EchoToken")]
+    #[codec(value = STRING_LENGTH1TO128)]
     pub echo_token: Option<String>,
     /// Creation date-time of the response, in UTC (YYYY-MM-DDThh:mm:ssZ).
     ///
     /// Value type: `DateTime` (`xs:dateTime`); checked when decoding: matches `[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+\-][0-9]{2}:[0-9]{2})?`.
     #[yaserde(attribute = true, rename = "TimeStamp")]
+    #[codec(value = DATE_TIME)]
     pub time_stamp: Option<rt::DateTime>,
     /// Response message version (e.g. 2008.1, 2016.b); always present.
     ///
     /// Value type: `ResponseVersion` (`xs:string`); checked when decoding: matches `[0-9]{4}\.[0-9a-z]+`.
     #[yaserde(attribute = true, rename = "Version")]
+    #[codec(value = RESPONSE_VERSION, version)]
     pub version: String,
     /// Identifies the transaction; the hotel NBC response uses it for the range of hotels in the payload (e.g. 1-37/37).
     ///
     /// Value type: `StringLength1to32` (`xs:string`); checked when decoding: 1 to 32 characters.
     #[yaserde(attribute = true, rename = "TransactionIdentifier")]
+    #[codec(value = STRING_LENGTH1TO32)]
     pub transaction_identifier: Option<String>,
     /// Language of the names and descriptions of the payload (our decision: the texts carry no language of their own).
     ///
     /// Value type: `LanguageCode` (`xs:language`).
     #[yaserde(attribute = true, rename = "PrimaryLangID")]
+    #[codec(value = LANGUAGE_CODE)]
     pub primary_lang_id: Option<String>,
     /// The search was processed.
     ///
@@ -135,13 +171,23 @@ pub struct OtaTourActivitySearchRs {
 }
 
 /// Activity search criteria: a date range and up to two locations, and/or one activity (OpenTravel 2016B's BasicInfo). At least one location or the BasicInfo is needed.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchCriteria",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_CRITERIA)]
 pub struct SearchCriteria {
     /// OpenTravel 2016B: one activity, by TourActivityID (or SupplierProductCode); it is searched as a Service location with its product code would be.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -155,13 +201,23 @@ pub struct SearchCriteria {
 }
 
 /// One activity found by a search: what it is, when it runs, where, and an indicative price.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchTourActivityInfo",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_TOUR_ACTIVITY_INFO)]
 pub struct SearchTourActivityInfo {
     /// TourActivityID, SupplierProductCode, SupplierServiceCode, Name, ShortName.
     #[yaserde(prefix = "ota", rename = "BasicInfo")]
@@ -184,13 +240,23 @@ pub struct SearchTourActivityInfo {
 }
 
 /// The dates on which a found activity runs.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchActivitySchedule",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_ACTIVITY_SCHEDULE)]
 pub struct SearchActivitySchedule {
     /// Start, End (date, YYYY-MM-DD): the first and last date the activity runs within the searched range.
     #[yaserde(prefix = "ota", rename = "Summary")]
@@ -198,79 +264,93 @@ pub struct SearchActivitySchedule {
 }
 
 /// The descriptions of a found activity.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchActivityDescription",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_ACTIVITY_DESCRIPTION)]
 pub struct SearchActivityDescription {
     /// Short description (text).
     #[yaserde(prefix = "ota", rename = "ShortDescription")]
+    #[codec(simple)]
     pub short_description: Option<String>,
     /// Long description (text).
     #[yaserde(prefix = "ota", rename = "LongDescription")]
+    #[codec(simple)]
     pub long_description: Option<String>,
 }
 
 /// An indicative price of a found activity, in the currency of ProcessingInformation@PricingCurrency; the quote of the booking message is authoritative.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchActivityPricing",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_ACTIVITY_PRICING, empty)]
 pub struct SearchActivityPricing {
     /// Lowest known adult price (decimal) of the activity.
     ///
     /// Value type: `Money` (`xs:decimal`); checked when decoding: at least `0`.
     #[yaserde(attribute = true, rename = "MinPrice")]
+    #[codec(value = MONEY)]
     pub min_price: rt::Decimal,
 }
 
 /// How to read the prices of a search answer (OpenTravel 2016B ProcessingInformation): one currency for the whole answer. An activity priced only in another currency has no Pricing.
-#[derive(Debug, Clone, PartialEq, Default, yaserde::YaSerialize, yaserde::YaDeserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    yaserde::YaSerialize,
+    yaserde::YaDeserialize,
+    rt::Decode,
+    rt::Encode
+)]
 #[yaserde(
     rename = "SearchProcessingInformation",
     prefix = "ota",
     default_namespace = "ota",
     namespaces = {"ota" = "http://www.opentravel.org/OTA/2003/05"}
 )]
+#[codec(schema = SEARCH_PROCESSING_INFORMATION, empty)]
 pub struct SearchProcessingInformation {
     /// ISO 4217 currency code of every Pricing@MinPrice of the answer.
     ///
     /// Value type: `CurrencyCode` (`xs:string`); checked when decoding: matches `[A-Z]{3}`.
     #[yaserde(attribute = true, rename = "PricingCurrency")]
+    #[codec(value = CURRENCY_CODE)]
     pub pricing_currency: String,
     /// Number of decimal places of the currency (e.g. 2 for EUR).
     #[yaserde(attribute = true, rename = "DecimalPlaces")]
+    #[codec(value = rt::schema::XS_NON_NEGATIVE_INTEGER)]
     pub decimal_places: Option<u64>,
 }
 
 rt::std_attributes!(PayloadStdAttributes for OtaTourActivitySearchRq);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivitySearchRq {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            target: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            sequence_nmbr: Default::default(),
-            correlation_id: Default::default(),
-            retransmission_indicator: Default::default(),
-            primary_lang_id: Default::default(),
-            alt_lang_id: Default::default(),
-            max_responses: Default::default(),
-            pos: Default::default(),
-            search_criteria: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivitySearchRq {
     const ROOT: &'static str = "OTA_TourActivitySearchRQ";
@@ -294,24 +374,6 @@ impl rt::PosRequest for OtaTourActivitySearchRq {
 }
 
 rt::std_attributes!(ResponseStdAttributes for OtaTourActivitySearchRs);
-
-/// A new message with `Version` set to the one the service expects and every other field empty.
-impl Default for OtaTourActivitySearchRs {
-    fn default() -> Self {
-        Self {
-            echo_token: Default::default(),
-            time_stamp: Default::default(),
-            version: <Self as rt::Message>::VERSION.to_string(),
-            transaction_identifier: Default::default(),
-            primary_lang_id: Default::default(),
-            success: Default::default(),
-            warnings: Default::default(),
-            processing_information: Default::default(),
-            tour_activity_info: Default::default(),
-            errors: Default::default(),
-        }
-    }
-}
 
 impl rt::Message for OtaTourActivitySearchRs {
     const ROOT: &'static str = "OTA_TourActivitySearchRS";
@@ -357,438 +419,5 @@ impl rt::Response for OtaTourActivitySearchRs {
             errors: Some(errors),
             ..Default::default()
         }
-    }
-}
-
-impl rt::Decode for OtaTourActivitySearchRq {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_SEARCH_RQ;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Target" => out.target = cx.value(&attr, &schema::TARGET)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::VERSION_NUMBER,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "SequenceNmbr" => {
-                    out.sequence_nmbr = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                "CorrelationID" => {
-                    out.correlation_id = cx.value(&attr, &schema::STRING_LENGTH1TO64)?;
-                }
-                "RetransmissionIndicator" => {
-                    out.retransmission_indicator = cx
-                        .value(&attr, &rt::schema::XS_BOOLEAN)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_SELECTOR)?;
-                }
-                "AltLangID" => out.alt_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?,
-                "MaxResponses" => {
-                    out.max_responses = cx
-                        .value(&attr, &rt::schema::XS_POSITIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "POS" => rt::set(&mut out.pos, cx.element(&next, rt::Decode::decode)?),
-                "SearchCriteria" => {
-                    rt::set(
-                        &mut out.search_criteria,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivitySearchRq {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        w.attr_opt("Target", &self.target);
-        w.attr("Version", &self.version);
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("SequenceNmbr", &self.sequence_nmbr);
-        w.attr_opt("CorrelationID", &self.correlation_id);
-        w.attr_opt("RetransmissionIndicator", &self.retransmission_indicator);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        w.attr_opt("AltLangID", &self.alt_lang_id);
-        w.attr_opt("MaxResponses", &self.max_responses);
-        rt::Encode::encode(&self.pos, w, "POS");
-        rt::Encode::encode(&self.search_criteria, w, "SearchCriteria");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for OtaTourActivitySearchRs {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::OTA_TOUR_ACTIVITY_SEARCH_RS;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "EchoToken" => {
-                    out.echo_token = cx.value(&attr, &schema::STRING_LENGTH1TO128)?;
-                }
-                "TimeStamp" => out.time_stamp = cx.value(&attr, &schema::DATE_TIME)?,
-                "Version" => {
-                    rt::set(
-                        &mut out.version,
-                        cx
-                            .version(
-                                &attr,
-                                &schema::RESPONSE_VERSION,
-                                <Self as rt::Message>::VERSION,
-                            )?,
-                    )
-                }
-                "TransactionIdentifier" => {
-                    out.transaction_identifier = cx
-                        .value(&attr, &schema::STRING_LENGTH1TO32)?;
-                }
-                "PrimaryLangID" => {
-                    out.primary_lang_id = cx.value(&attr, &schema::LANGUAGE_CODE)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Success" => out.success = cx.element(&next, rt::Decode::decode)?,
-                "Warnings" => out.warnings = cx.element(&next, rt::Decode::decode)?,
-                "ProcessingInformation" => {
-                    out.processing_information = cx.element(&next, rt::Decode::decode)?;
-                }
-                "TourActivityInfo" => {
-                    rt::push(
-                        &mut out.tour_activity_info,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "Errors" => out.errors = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for OtaTourActivitySearchRs {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr_opt("EchoToken", &self.echo_token);
-        w.attr_opt("TimeStamp", &self.time_stamp);
-        if w.dialect() == super::Dialect::Ota2016b.into()
-            && self.version == <Self as rt::Message>::VERSION
-        {
-            w.attr("Version", &"2016.2");
-        } else {
-            w.attr("Version", &self.version);
-        }
-        w.attr_opt("TransactionIdentifier", &self.transaction_identifier);
-        w.attr_opt("PrimaryLangID", &self.primary_lang_id);
-        if let Some(v) = &self.success {
-            rt::Encode::encode(v, w, "Success");
-        }
-        if let Some(v) = &self.warnings {
-            rt::Encode::encode(v, w, "Warnings");
-        }
-        if let Some(v) = &self.processing_information {
-            rt::Encode::encode(v, w, "ProcessingInformation");
-        }
-        for v in &self.tour_activity_info {
-            rt::Encode::encode(v, w, "TourActivityInfo");
-        }
-        if let Some(v) = &self.errors {
-            rt::Encode::encode(v, w, "Errors");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchCriteria {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_CRITERIA;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => out.basic_info = cx.element(&next, rt::Decode::decode)?,
-                "DateTimePref" => {
-                    rt::set(
-                        &mut out.date_time_pref,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                "LocationPref" => {
-                    rt::push(
-                        &mut out.location_pref,
-                        cx.element(&next, rt::Decode::decode)?,
-                    )
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchCriteria {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.basic_info {
-            rt::Encode::encode(v, w, "BasicInfo");
-        }
-        rt::Encode::encode(&self.date_time_pref, w, "DateTimePref");
-        for v in &self.location_pref {
-            rt::Encode::encode(v, w, "LocationPref");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchTourActivityInfo {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_TOUR_ACTIVITY_INFO;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "BasicInfo" => {
-                    rt::set(&mut out.basic_info, cx.element(&next, rt::Decode::decode)?)
-                }
-                "Schedule" => {
-                    rt::set(&mut out.schedule, cx.element(&next, rt::Decode::decode)?)
-                }
-                "CategoryAndType" => {
-                    out.category_and_type = cx.element(&next, rt::Decode::decode)?;
-                }
-                "Description" => out.description = cx.element(&next, rt::Decode::decode)?,
-                "Location" => out.location = cx.element(&next, rt::Decode::decode)?,
-                "Pricing" => out.pricing = cx.element(&next, rt::Decode::decode)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchTourActivityInfo {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.basic_info, w, "BasicInfo");
-        rt::Encode::encode(&self.schedule, w, "Schedule");
-        if let Some(v) = &self.category_and_type {
-            rt::Encode::encode(v, w, "CategoryAndType");
-        }
-        if let Some(v) = &self.description {
-            rt::Encode::encode(v, w, "Description");
-        }
-        if let Some(v) = &self.location {
-            rt::Encode::encode(v, w, "Location");
-        }
-        if let Some(v) = &self.pricing {
-            rt::Encode::encode(v, w, "Pricing");
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchActivitySchedule {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_SCHEDULE;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "Summary" => {
-                    rt::set(&mut out.summary, cx.element(&next, rt::Decode::decode)?)
-                }
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchActivitySchedule {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        rt::Encode::encode(&self.summary, w, "Summary");
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchActivityDescription {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_DESCRIPTION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            cx.other_attribute(&attr, DESC)?;
-        }
-        let mut children = cx.children(node, DESC)?;
-        while let Some(next) = children.next(cx)? {
-            match next.elem.name {
-                "ShortDescription" => out.short_description = cx.simple(&next)?,
-                "LongDescription" => out.long_description = cx.simple(&next)?,
-                _ => return Err(cx.bug(next.node)),
-            }
-        }
-        children.finish(cx)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchActivityDescription {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        if let Some(v) = &self.short_description {
-            w.simple("ShortDescription", v);
-        }
-        if let Some(v) = &self.long_description {
-            w.simple("LongDescription", v);
-        }
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchActivityPricing {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_ACTIVITY_PRICING;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "MinPrice" => {
-                    rt::set(&mut out.min_price, cx.value(&attr, &schema::MONEY)?)
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchActivityPricing {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("MinPrice", &self.min_price);
-        w.end(name);
-    }
-}
-
-impl rt::Decode for SearchProcessingInformation {
-    fn decode<'a, 'i>(
-        node: rt::Node<'a, 'i>,
-        cx: &mut rt::Cx<'a, 'i>,
-    ) -> Result<Self, rt::Failed> {
-        const DESC: &rt::schema::ComplexDesc = &schema::SEARCH_PROCESSING_INFORMATION;
-        let mark = cx.mark();
-        let mut out = Self::default();
-        for attr in node.attributes() {
-            match rt::unqualified(&attr) {
-                "PricingCurrency" => {
-                    rt::set(
-                        &mut out.pricing_currency,
-                        cx.value(&attr, &schema::CURRENCY_CODE)?,
-                    )
-                }
-                "DecimalPlaces" => {
-                    out.decimal_places = cx
-                        .value(&attr, &rt::schema::XS_NON_NEGATIVE_INTEGER)?;
-                }
-                _ => cx.other_attribute(&attr, DESC)?,
-            }
-        }
-        cx.required_attributes(node, DESC)?;
-        cx.empty(node, DESC)?;
-        cx.check(mark)?;
-        Ok(out)
-    }
-}
-
-impl rt::Encode for SearchProcessingInformation {
-    fn encode(&self, w: &mut rt::Writer, name: &str) {
-        w.start(name);
-        w.attr("PricingCurrency", &self.pricing_currency);
-        w.attr_opt("DecimalPlaces", &self.decimal_places);
-        w.end(name);
     }
 }

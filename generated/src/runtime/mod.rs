@@ -29,6 +29,8 @@ pub use scalar::{Date, DateTime, Decimal, ScalarError, Zone};
 pub(crate) use std_attributes::std_attributes;
 pub use std_attributes::{PayloadStdAttributes, PosRequest, ResponseStdAttributes};
 pub use writer::{DialectIndex, Encode, ToValue, Writer};
+// The codec derives of the generated types, beside the traits they implement.
+pub use ota_codec_derive::{Decode, Encode, MessageDefault};
 
 /// The OpenTravel namespace every element of every message is in.
 pub const OTA_NAMESPACE: &str = "http://www.opentravel.org/OTA/2003/05";
