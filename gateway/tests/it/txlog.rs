@@ -454,6 +454,21 @@ async fn replay_reports_a_changed_price(b: Backend) {
 }
 
 /// The card of the card-data test: a test Visa number (Luhn-valid), its CVV and the rest.
+/// Whether `text` holds `secret` as a value: a secret of digits only counts where no digit
+/// borders it (the CVV's four digits turn up inside entry ids and time stamps by chance: one
+/// run's export held `7319` so).
+fn holds(text: &str, secret: &str) -> bool {
+    if !secret.bytes().all(|b| b.is_ascii_digit()) {
+        return text.contains(secret);
+    }
+    let bytes = text.as_bytes();
+    text.match_indices(secret).any(|(at, _)| {
+        let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+        let after = bytes.get(at + secret.len());
+        !before.is_some_and(u8::is_ascii_digit) && !after.is_some_and(u8::is_ascii_digit)
+    })
+}
+
 const CARD: &str = "4111111111111111";
 const CVV: &str = "7319";
 
@@ -537,7 +552,7 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
     for e in &kept {
         for secret in secrets {
             assert!(
-                !e.request.contains(secret) && !e.answer.contains(secret),
+                !holds(&e.request, secret) && !holds(&e.answer, secret),
                 "{secret} in {}:\n{}\n{}",
                 e.request_id,
                 e.request,
@@ -558,7 +573,7 @@ async fn card_and_personal_data_never_reach_the_log(b: Backend) {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 4);
     for secret in secrets {
-        assert!(!out.contains(secret), "{secret} in the export");
+        assert!(!holds(&out, secret), "{secret} in the export:\n{out}");
     }
     // The database's own bytes: the card number and the CVV (as a value) nowhere.
     let files: Vec<std::path::PathBuf> = match b {
