@@ -776,72 +776,84 @@ impl Model {
         let _ = writeln!(out, "    [{}]", parts.join("; "));
     }
 
-    fn print_type(&self, out: &mut String, id: TypeId) {
-        let t = self.ty(id);
-        let origin = if t.named { String::new() } else { format!(" (inline in {})", t.context.join("/")) };
-        match &t.kind {
-            TypeKind::Struct(s) => {
-                let _ = write!(out, "  struct {} <- {}{}", t.rust_name, t.xml_name, origin);
-                if let Some(r) = &s.root {
-                    let _ = write!(out, " root {} version {}", r.element, r.version);
-                    if let Some(p) = &r.path {
-                        let _ = write!(out, " path {p}");
-                    }
-                    if let Some(rs) = &r.response {
-                        let _ = write!(out, " response {rs}");
-                    }
+    /// A struct's lines: its root, groups, traits, text forms, attributes and content.
+    fn print_struct(&self, out: &mut String, t: &TypeDef, s: &StructDef, origin: &str) {
+        let _ = write!(out, "  struct {} <- {}{}", t.rust_name, t.xml_name, origin);
+        if let Some(r) = &s.root {
+            let _ = write!(out, " root {} version {}", r.element, r.version);
+            if let Some(p) = &r.path {
+                let _ = write!(out, " path {p}");
+            }
+            if let Some(rs) = &r.response {
+                let _ = write!(out, " response {rs}");
+            }
+        }
+        out.push('\n');
+        if let Some(r) = &s.root {
+            self.print_root_decisions(out, s, r);
+        }
+        for g in &s.groups {
+            let names: Vec<&str> =
+                g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
+            let _ = writeln!(out, "    attribute group {}: {}", g.name, names.join(" "));
+        }
+        for i in &s.std_traits {
+            let _ = writeln!(out, "    implements runtime::{} (from {})", i.name, i.group);
+        }
+        if let Some(l) = &s.text_list {
+            let _ = writeln!(out, "    also read as a text list; written so by {}", l.written_names.join(" "));
+        }
+        for t in &s.text_forms {
+            let _ = match &t.kind {
+                TextFormKind::Attribute(a) => {
+                    writeln!(out, "    text also read as @{a}; written so by {}", t.dialect_name)
                 }
-                out.push('\n');
-                if let Some(r) = &s.root {
-                    self.print_root_decisions(out, s, r);
+                TextFormKind::Value(v) => {
+                    writeln!(out, "    text {v:?} also read; written by {}", t.dialect_name)
                 }
-                for g in &s.groups {
-                    let names: Vec<&str> =
-                        g.attributes.iter().filter_map(|&i| s.attributes.get(i)).map(|a| a.xml_name.as_str()).collect();
-                    let _ = writeln!(out, "    attribute group {}: {}", g.name, names.join(" "));
-                }
-                for i in &s.std_traits {
-                    let _ = writeln!(out, "    implements runtime::{} (from {})", i.name, i.group);
-                }
-                if let Some(l) = &s.text_list {
-                    let _ = writeln!(out, "    also read as a text list; written so by {}", l.written_names.join(" "));
-                }
-                for t in &s.text_forms {
-                    let _ = match &t.kind {
-                        TextFormKind::Attribute(a) => {
-                            writeln!(out, "    text also read as @{a}; written so by {}", t.dialect_name)
+            };
+        }
+        for a in &s.attributes {
+            let req = if a.min > 0 { "required" } else { "optional" };
+            let _ = writeln!(
+                out,
+                "    @{} -> {}: {} {req}{}",
+                a.xml_name,
+                a.rust_name,
+                self.field_type(&a.ty),
+                Self::forms(a)
+            );
+        }
+        match &s.content {
+            Content::Empty => {}
+            Content::Skipped => {
+                let _ = writeln!(out, "    any content, skipped");
+            }
+            Content::Text(sc) => {
+                let _ = writeln!(out, "    text: {}", self.scalar(sc));
+            }
+            Content::Sequence(ps) => {
+                for p in ps {
+                    match p {
+                        Particle::Element(f) => {
+                            let _ = writeln!(
+                                out,
+                                "    <{}> -> {}: {} {}{}",
+                                f.xml_name,
+                                f.rust_name,
+                                self.field_type(&f.ty),
+                                Self::occurs(f),
+                                Self::forms(f)
+                            );
                         }
-                        TextFormKind::Value(v) => {
-                            writeln!(out, "    text {v:?} also read; written by {}", t.dialect_name)
-                        }
-                    };
-                }
-                for a in &s.attributes {
-                    let req = if a.min > 0 { "required" } else { "optional" };
-                    let _ = writeln!(
-                        out,
-                        "    @{} -> {}: {} {req}{}",
-                        a.xml_name,
-                        a.rust_name,
-                        self.field_type(&a.ty),
-                        Self::forms(a)
-                    );
-                }
-                match &s.content {
-                    Content::Empty => {}
-                    Content::Skipped => {
-                        let _ = writeln!(out, "    any content, skipped");
-                    }
-                    Content::Text(sc) => {
-                        let _ = writeln!(out, "    text: {}", self.scalar(sc));
-                    }
-                    Content::Sequence(ps) => {
-                        for p in ps {
-                            match p {
-                                Particle::Element(f) => {
+                        Particle::Choice { required, branches } => {
+                            let _ = writeln!(out, "    choice{}", if *required { "" } else { " (optional)" });
+                            for (i, branch) in branches.iter().enumerate() {
+                                let _ = writeln!(out, "      branch {}", i + 1);
+                                for f in branch {
                                     let _ = writeln!(
                                         out,
-                                        "    <{}> -> {}: {} {}{}",
+                                        "        <{}> -> {}: {} {}{}",
                                         f.xml_name,
                                         f.rust_name,
                                         self.field_type(&f.ty),
@@ -849,28 +861,19 @@ impl Model {
                                         Self::forms(f)
                                     );
                                 }
-                                Particle::Choice { required, branches } => {
-                                    let _ = writeln!(out, "    choice{}", if *required { "" } else { " (optional)" });
-                                    for (i, branch) in branches.iter().enumerate() {
-                                        let _ = writeln!(out, "      branch {}", i + 1);
-                                        for f in branch {
-                                            let _ = writeln!(
-                                                out,
-                                                "        <{}> -> {}: {} {}{}",
-                                                f.xml_name,
-                                                f.rust_name,
-                                                self.field_type(&f.ty),
-                                                Self::occurs(f),
-                                                Self::forms(f)
-                                            );
-                                        }
-                                    }
-                                }
                             }
                         }
                     }
                 }
             }
+        }
+    }
+
+    fn print_type(&self, out: &mut String, id: TypeId) {
+        let t = self.ty(id);
+        let origin = if t.named { String::new() } else { format!(" (inline in {})", t.context.join("/")) };
+        match &t.kind {
+            TypeKind::Struct(s) => self.print_struct(out, t, s, &origin),
             TypeKind::Enum(e) => {
                 let kind = match &e.open {
                     Some(other) => format!("open, any other {}", self.scalar(other)),

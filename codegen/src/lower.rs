@@ -15,8 +15,9 @@ use crate::ir::{
     TextList, TypeDef, TypeId, TypeKind, Variant, Written, WrittenForm,
 };
 use crate::parse::{
-    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetKind,
-    Item, MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TextFormDecl, TypeUse,
+    Annotation, AttrUse, AttributeDecl, AttributeGroupDecl, ComplexContent, ComplexTypeDecl, ElementDecl, FacetDecl,
+    FacetKind, Item, MaxOccurs, Particle, QName, SchemaFile, SimpleDef, SimpleTypeDecl, SimpleTypeUse, TextFormDecl,
+    TypeUse,
 };
 use crate::regex::translate_pattern;
 
@@ -610,188 +611,195 @@ impl<'a> Lowerer<'a> {
 
     fn simple_kind(&mut self, t: &'a SimpleTypeDecl) -> Option<TypeKind> {
         match &t.def {
-            SimpleDef::Restriction { base, facets } => {
-                let base_scalar = self.resolve_simple(base)?;
-                let (builtin, mut merged, base_enum) = match base_scalar.named.map(|id| &self.model.ty(id).kind) {
-                    Some(TypeKind::Alias(a)) => (a.base, a.facets.clone(), None),
-                    Some(TypeKind::Enum(e)) => (e.base, Facets::default(), Some(e.clone())),
-                    _ => (base_scalar.builtin, Facets::default(), None),
-                };
-                let mut variants = Vec::new();
-                let mut step_patterns = Vec::new();
-                let mut other_facet = None;
-                for f in facets {
-                    let v = &f.value;
-                    match f.kind {
-                        FacetKind::Enumeration => {
-                            if let Err(msg) = builtin.check(&v.value) {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!(
-                                        "enumeration value `{}` is not a valid xs:{} (expected {msg})",
-                                        v.value,
-                                        builtin.xsd_name()
-                                    ),
-                                );
-                            }
-                            if let Some(be) = &base_enum
-                                && !be.variants.iter().any(|b| b.value == v.value)
-                            {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!("`{}` is not one of the base type's values", v.value),
-                                );
-                            }
-                            if variants.iter().any(|x: &Variant| x.value == v.value) {
-                                self.diags
-                                    .error(v.span.clone(), format!("enumeration value `{}` is listed twice", v.value));
-                                continue;
-                            }
-                            variants.push(Variant {
-                                value: v.value.clone(),
-                                given_name: f.ann.variant.as_ref().map(|n| n.value.clone()),
-                                rust_name: String::new(),
-                                also: f.ann.also.iter().map(|a| a.value.clone()).collect(),
-                                doc: f.ann.doc.clone(),
-                                span: f.ann.variant.as_ref().map(|n| n.span.clone()).unwrap_or_else(|| v.span.clone()),
-                            });
-                        }
-                        FacetKind::Pattern => {
-                            if let Err(msg) = translate_pattern(&v.value) {
-                                self.diags
-                                    .error(v.span.clone(), format!("pattern `{}` cannot be used: {msg}", v.value));
-                            }
-                            step_patterns.push(v.value.clone());
-                            other_facet = Some(v.span.clone());
-                        }
-                        FacetKind::Length | FacetKind::MinLength | FacetKind::MaxLength => {
-                            other_facet = Some(v.span.clone());
-                            if !builtin.is_string() {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!("length facets apply to string types, not xs:{}", builtin.xsd_name()),
-                                );
-                                continue;
-                            }
-                            let Ok(n) = v.value.parse::<u32>() else {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!("a length is a non-negative integer, found `{}`", v.value),
-                                );
-                                continue;
-                            };
-                            match f.kind {
-                                FacetKind::Length => {
-                                    merged.min_length = Some(n);
-                                    merged.max_length = Some(n);
-                                }
-                                FacetKind::MinLength => merged.min_length = Some(n),
-                                _ => merged.max_length = Some(n),
-                            }
-                        }
-                        FacetKind::MinInclusive | FacetKind::MaxInclusive => {
-                            other_facet = Some(v.span.clone());
-                            if !builtin.is_ordered() {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!("range facets do not apply to xs:{}", builtin.xsd_name()),
-                                );
-                                continue;
-                            }
-                            if let Err(msg) = builtin.check(&v.value) {
-                                self.diags.error(
-                                    v.span.clone(),
-                                    format!(
-                                        "bound `{}` is not a valid xs:{} (expected {msg})",
-                                        v.value,
-                                        builtin.xsd_name()
-                                    ),
-                                );
-                                continue;
-                            }
-                            if f.kind == FacetKind::MinInclusive {
-                                merged.min_inclusive = Some(v.value.clone());
-                            } else {
-                                merged.max_inclusive = Some(v.value.clone());
-                            }
-                        }
+            SimpleDef::Restriction { base, facets } => self.restriction(base, facets),
+            SimpleDef::Union { members } => self.open_code_list(t, members),
+        }
+    }
+
+    /// A restriction: an enumeration (a code list), or a built-in with facets (an alias).
+    fn restriction(&mut self, base: &'a QName, facets: &'a [FacetDecl]) -> Option<TypeKind> {
+        let base_scalar = self.resolve_simple(base)?;
+        let (builtin, mut merged, base_enum) = match base_scalar.named.map(|id| &self.model.ty(id).kind) {
+            Some(TypeKind::Alias(a)) => (a.base, a.facets.clone(), None),
+            Some(TypeKind::Enum(e)) => (e.base, Facets::default(), Some(e.clone())),
+            _ => (base_scalar.builtin, Facets::default(), None),
+        };
+        let mut variants = Vec::new();
+        let mut step_patterns = Vec::new();
+        let mut other_facet = None;
+        for f in facets {
+            let v = &f.value;
+            match f.kind {
+                FacetKind::Enumeration => self.enumeration(builtin, base_enum.as_ref(), &mut variants, f),
+                FacetKind::Pattern => {
+                    if let Err(msg) = translate_pattern(&v.value) {
+                        self.diags.error(v.span.clone(), format!("pattern `{}` cannot be used: {msg}", v.value));
                     }
+                    step_patterns.push(v.value.clone());
+                    other_facet = Some(v.span.clone());
                 }
-                if let (Some(min), Some(max)) = (merged.min_length, merged.max_length)
-                    && min > max
-                    && let Some(span) = &other_facet
-                {
-                    self.diags.error(span.clone(), format!("minLength {min} is greater than maxLength {max}"));
+                FacetKind::Length
+                | FacetKind::MinLength
+                | FacetKind::MaxLength
+                | FacetKind::MinInclusive
+                | FacetKind::MaxInclusive => {
+                    other_facet = Some(v.span.clone());
+                    self.bound(builtin, &mut merged, f);
                 }
-                if !step_patterns.is_empty() {
-                    merged.patterns.push(if step_patterns.len() == 1 {
-                        step_patterns.remove(0)
-                    } else {
-                        step_patterns.iter().map(|p| format!("({p})")).collect::<Vec<_>>().join("|")
-                    });
-                }
-                if !variants.is_empty() {
-                    if let Some(span) = other_facet {
-                        self.diags.error(span, "an enumeration cannot be combined with other facets in this subset");
-                    }
-                    Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None, known_from: None }))
-                } else if let Some(be) = base_enum {
-                    Some(TypeKind::Enum(be))
-                } else {
-                    Some(TypeKind::Alias(AliasDef { base: builtin, facets: merged }))
-                }
-            }
-            SimpleDef::Union { members } => {
-                let help = "an open code list is written <xs:union memberTypes=\"KnownValues xs:string\"/>: an enumeration type, then the type of any other value";
-                let [known, other] = members.as_slice() else {
-                    self.diags.push(
-                        Diagnostic::error(
-                            t.span.clone(),
-                            format!("xs:union must have exactly two member types, found {}", members.len()),
-                        )
-                        .with_note(help),
-                    );
-                    return None;
-                };
-                let known_s = self.resolve_simple(known)?;
-                let other_s = self.resolve_simple(other)?;
-                let known_id = known_s.named?;
-                let TypeKind::Enum(e) = &self.model.ty(known_id).kind else {
-                    self.diags.push(
-                        Diagnostic::error(
-                            known.span.clone(),
-                            "the first member of an open code list must be an enumeration",
-                        )
-                        .with_note(help),
-                    );
-                    return None;
-                };
-                if e.open.is_some() {
-                    self.diags.error(
-                        known.span.clone(),
-                        "the first member of an open code list must be a closed enumeration",
-                    );
-                    return None;
-                }
-                if self.is_enum(other_s) {
-                    self.diags.push(
-                        Diagnostic::error(
-                            other.span.clone(),
-                            "the second member of an open code list must not be an enumeration",
-                        )
-                        .with_note(help),
-                    );
-                    return None;
-                }
-                // The known values need not be values of the other member (XML Schema unions
-                // allow that: `*` is a known `LanguageSelector` but not an `xs:language`); each
-                // was checked against its own enumeration's base.
-                let mut e = e.clone();
-                e.open = Some(other_s);
-                e.known_from = Some(known_id);
-                Some(TypeKind::Enum(e))
             }
         }
+        if let (Some(min), Some(max)) = (merged.min_length, merged.max_length)
+            && min > max
+            && let Some(span) = &other_facet
+        {
+            self.diags.error(span.clone(), format!("minLength {min} is greater than maxLength {max}"));
+        }
+        if !step_patterns.is_empty() {
+            merged.patterns.push(if step_patterns.len() == 1 {
+                step_patterns.remove(0)
+            } else {
+                step_patterns.iter().map(|p| format!("({p})")).collect::<Vec<_>>().join("|")
+            });
+        }
+        if !variants.is_empty() {
+            if let Some(span) = other_facet {
+                self.diags.error(span, "an enumeration cannot be combined with other facets in this subset");
+            }
+            Some(TypeKind::Enum(EnumDef { base: builtin, variants, open: None, known_from: None }))
+        } else if let Some(be) = base_enum {
+            Some(TypeKind::Enum(be))
+        } else {
+            Some(TypeKind::Alias(AliasDef { base: builtin, facets: merged }))
+        }
+    }
+
+    /// One value of an enumeration, checked against the built-in, the base's values and those
+    /// listed before.
+    fn enumeration(
+        &mut self,
+        builtin: Builtin,
+        base_enum: Option<&EnumDef>,
+        variants: &mut Vec<Variant>,
+        f: &FacetDecl,
+    ) {
+        let v = &f.value;
+        if let Err(msg) = builtin.check(&v.value) {
+            self.diags.error(
+                v.span.clone(),
+                format!("enumeration value `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()),
+            );
+        }
+        if let Some(be) = &base_enum
+            && !be.variants.iter().any(|b| b.value == v.value)
+        {
+            self.diags.error(v.span.clone(), format!("`{}` is not one of the base type's values", v.value));
+        }
+        if variants.iter().any(|x: &Variant| x.value == v.value) {
+            self.diags.error(v.span.clone(), format!("enumeration value `{}` is listed twice", v.value));
+            return;
+        }
+        variants.push(Variant {
+            value: v.value.clone(),
+            given_name: f.ann.variant.as_ref().map(|n| n.value.clone()),
+            rust_name: String::new(),
+            also: f.ann.also.iter().map(|a| a.value.clone()).collect(),
+            doc: f.ann.doc.clone(),
+            span: f.ann.variant.as_ref().map(|n| n.span.clone()).unwrap_or_else(|| v.span.clone()),
+        });
+    }
+
+    /// A length or range facet, checked against the built-in and merged into `merged`.
+    fn bound(&mut self, builtin: Builtin, merged: &mut Facets, f: &FacetDecl) {
+        let v = &f.value;
+        match f.kind {
+            FacetKind::Length | FacetKind::MinLength | FacetKind::MaxLength => {
+                if !builtin.is_string() {
+                    self.diags.error(
+                        v.span.clone(),
+                        format!("length facets apply to string types, not xs:{}", builtin.xsd_name()),
+                    );
+                    return;
+                }
+                let Ok(n) = v.value.parse::<u32>() else {
+                    self.diags
+                        .error(v.span.clone(), format!("a length is a non-negative integer, found `{}`", v.value));
+                    return;
+                };
+                match f.kind {
+                    FacetKind::Length => {
+                        merged.min_length = Some(n);
+                        merged.max_length = Some(n);
+                    }
+                    FacetKind::MinLength => merged.min_length = Some(n),
+                    _ => merged.max_length = Some(n),
+                }
+            }
+            FacetKind::MinInclusive | FacetKind::MaxInclusive => {
+                if !builtin.is_ordered() {
+                    self.diags.error(v.span.clone(), format!("range facets do not apply to xs:{}", builtin.xsd_name()));
+                    return;
+                }
+                if let Err(msg) = builtin.check(&v.value) {
+                    self.diags.error(
+                        v.span.clone(),
+                        format!("bound `{}` is not a valid xs:{} (expected {msg})", v.value, builtin.xsd_name()),
+                    );
+                    return;
+                }
+                if f.kind == FacetKind::MinInclusive {
+                    merged.min_inclusive = Some(v.value.clone());
+                } else {
+                    merged.max_inclusive = Some(v.value.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An open code list: `xs:union` of a closed enumeration and the type of any other value.
+    fn open_code_list(&mut self, t: &'a SimpleTypeDecl, members: &'a [QName]) -> Option<TypeKind> {
+        let help = "an open code list is written <xs:union memberTypes=\"KnownValues xs:string\"/>: an enumeration type, then the type of any other value";
+        let [known, other] = members else {
+            self.diags.push(
+                Diagnostic::error(
+                    t.span.clone(),
+                    format!("xs:union must have exactly two member types, found {}", members.len()),
+                )
+                .with_note(help),
+            );
+            return None;
+        };
+        let known_s = self.resolve_simple(known)?;
+        let other_s = self.resolve_simple(other)?;
+        let known_id = known_s.named?;
+        let TypeKind::Enum(e) = &self.model.ty(known_id).kind else {
+            self.diags.push(
+                Diagnostic::error(known.span.clone(), "the first member of an open code list must be an enumeration")
+                    .with_note(help),
+            );
+            return None;
+        };
+        if e.open.is_some() {
+            self.diags.error(known.span.clone(), "the first member of an open code list must be a closed enumeration");
+            return None;
+        }
+        if self.is_enum(other_s) {
+            self.diags.push(
+                Diagnostic::error(
+                    other.span.clone(),
+                    "the second member of an open code list must not be an enumeration",
+                )
+                .with_note(help),
+            );
+            return None;
+        }
+        // The known values need not be values of the other member (XML Schema unions
+        // allow that: `*` is a known `LanguageSelector` but not an `xs:language`); each
+        // was checked against its own enumeration's base.
+        let mut e = e.clone();
+        e.open = Some(other_s);
+        e.known_from = Some(known_id);
+        Some(TypeKind::Enum(e))
     }
 
     /// Pass 3: resolve the `response` of each request to its root type.

@@ -216,6 +216,77 @@ impl Walk<'_> {
         }
     }
 
+    /// A simple element of the spec that is text with attributes in 2016B: the attributes are
+    /// extras of the element (`child_name` below `path`, a field of type `id`).
+    fn text_with_attributes(
+        &mut self,
+        root: &str,
+        path: &str,
+        id: TypeId,
+        field: &crate::ir::Field,
+        child_name: &str,
+        official: ComplexId,
+    ) {
+        let off = self.schema.complex(official);
+        if let OffContent::Text(text) = off.content {
+            self.wider(field, text);
+        }
+        let names: Vec<String> = off.attributes.iter().map(|a| a.name.clone()).collect();
+        let below = if path.is_empty() { child_name.to_string() } else { format!("{path}/{child_name}") };
+        for n in &names {
+            self.item(root, &below, &format!("@{n}"), ItemKind::Extra);
+        }
+        let x = self.extras_of(id);
+        match x.text_attributes.iter_mut().find(|(e, _)| *e == field.xml_name) {
+            Some((_, list)) => names.into_iter().for_each(|n| {
+                if !list.contains(&n) {
+                    list.push(n);
+                }
+            }),
+            None if !names.is_empty() => x.text_attributes.push((field.xml_name.clone(), names)),
+            None => {}
+        }
+    }
+
+    /// The alternatives of a choice of the spec (`def`, type `id`) that 2016B lets occur
+    /// together: the ones after the first are taken and not read.
+    fn choices_together(
+        &mut self,
+        root: &str,
+        path: &str,
+        id: TypeId,
+        def: &crate::ir::StructDef,
+        official: ComplexId,
+    ) {
+        let schema = self.schema;
+        let complex = schema.complex(official);
+        if let (crate::ir::Content::Sequence(particles), OffContent::Elements(official_model)) =
+            (&def.content, &complex.content)
+        {
+            for p in particles {
+                let crate::ir::Particle::Choice { branches, .. } = p else { continue };
+                for (i, a) in branches.iter().flatten().enumerate() {
+                    for b in branches.iter().flatten().skip(i + 1) {
+                        let in_other_branch = !branches.iter().any(|br| {
+                            br.iter().any(|f| f.xml_name == a.xml_name) && br.iter().any(|f| f.xml_name == b.xml_name)
+                        });
+                        if !in_other_branch || exclusive(official_model, &a.xml_name, &b.xml_name) {
+                            continue;
+                        }
+                        for f in [a, b] {
+                            let Some(max) = schema.child(official, &f.xml_name).map(|e| e.max) else { continue };
+                            let x = self.extras_of(id);
+                            if !x.elements.iter().any(|(n, _)| *n == f.xml_name) {
+                                x.elements.push((f.xml_name.clone(), max));
+                            }
+                            self.item(root, path, &f.xml_name, ItemKind::More);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Compares the spec's type `id` with the official `official` at `path` (below the root).
     fn types(
         &mut self,
@@ -275,27 +346,7 @@ impl Walk<'_> {
                     match (field.ty, child.ty) {
                         (FieldType::Simple(_), TypeRef::Simple(official)) => self.wider(field, official),
                         (FieldType::Simple(_), TypeRef::Complex(official)) => {
-                            // Text with attributes in 2016B: the attributes are extras.
-                            let off = schema.complex(official);
-                            if let OffContent::Text(text) = off.content {
-                                self.wider(field, text);
-                            }
-                            let names: Vec<String> = off.attributes.iter().map(|a| a.name.clone()).collect();
-                            let below =
-                                if path.is_empty() { child.name.clone() } else { format!("{path}/{}", child.name) };
-                            for n in &names {
-                                self.item(root, &below, &format!("@{n}"), ItemKind::Extra);
-                            }
-                            let x = self.extras_of(id);
-                            match x.text_attributes.iter_mut().find(|(e, _)| *e == field.xml_name) {
-                                Some((_, list)) => names.into_iter().for_each(|n| {
-                                    if !list.contains(&n) {
-                                        list.push(n);
-                                    }
-                                }),
-                                None if !names.is_empty() => x.text_attributes.push((field.xml_name.clone(), names)),
-                                None => {}
-                            }
+                            self.text_with_attributes(root, &path, id, field, &child.name, official)
                         }
                         _ => {}
                     }
@@ -336,33 +387,7 @@ impl Walk<'_> {
                 }
             }
         }
-        // Alternatives of a choice of the spec that 2016B lets occur together: the ones after
-        // the first are taken and not read.
-        if let (crate::ir::Content::Sequence(particles), OffContent::Elements(official_model)) =
-            (&def.content, &complex.content)
-        {
-            for p in particles {
-                let crate::ir::Particle::Choice { branches, .. } = p else { continue };
-                for (i, a) in branches.iter().flatten().enumerate() {
-                    for b in branches.iter().flatten().skip(i + 1) {
-                        let in_other_branch = !branches.iter().any(|br| {
-                            br.iter().any(|f| f.xml_name == a.xml_name) && br.iter().any(|f| f.xml_name == b.xml_name)
-                        });
-                        if !in_other_branch || exclusive(official_model, &a.xml_name, &b.xml_name) {
-                            continue;
-                        }
-                        for f in [a, b] {
-                            let Some(max) = schema.child(official, &f.xml_name).map(|e| e.max) else { continue };
-                            let x = self.extras_of(id);
-                            if !x.elements.iter().any(|(n, _)| *n == f.xml_name) {
-                                x.elements.push((f.xml_name.clone(), max));
-                            }
-                            self.item(root, &path, &f.xml_name, ItemKind::More);
-                        }
-                    }
-                }
-            }
-        }
+        self.choices_together(root, &path, id, def, official);
         stack.pop();
     }
 }
