@@ -255,7 +255,7 @@ pub async fn book(cx: &Ctx, area: &Area, rq: &OtaTourActivityBookRq) -> Result<O
         Asked::Booking,
     )?;
     let with_breakdown = cx.requestor.wants_price_breakdown();
-    let (booking, mut notes) = reader::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
+    let (booking, mut notes) = reader::book::price_booking(&area.catalogue, rq, action.commits(), cx.now)?;
     notes.extend(no_status);
     let size = booking.participants.len();
     let capacity = area

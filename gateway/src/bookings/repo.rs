@@ -157,6 +157,50 @@ struct Past {
     id: Option<i64>,
 }
 
+/// The conditions on whose booking it is: partner, reference (either), hotel or activity, the
+/// first guest's surname (a range of `surname_col` in the `guests` table).
+fn whose<'p>(
+    q: &mut Sql<'p>,
+    s: &'p Select,
+    kind: Kind,
+    (internal, client): (&str, &str),
+    (guests, surname_col): (&str, &str),
+) {
+    if let Some(v) = &s.partner {
+        let p = q.bind(v);
+        q.text.push_str(&format!(" AND b.requestor_id = {p}"));
+    }
+    if let Some(v) = &s.reference {
+        let p = q.bind(v);
+        q.text.push_str(&format!(" AND ({internal} = {p} OR {client} = {p})"));
+    }
+    if let Some(v) = &s.hotel {
+        let p = q.bind(v);
+        match kind {
+            Kind::Hotel => q
+                .text
+                .push_str(&format!(" AND b.id IN (SELECT booking_id FROM hotel_booking_room WHERE hotel_code = {p})")),
+            Kind::Activity => q.text.push_str(" AND 1 = 0"),
+        }
+    }
+    if let Some(v) = &s.activity {
+        let p = q.bind(v);
+        match kind {
+            Kind::Hotel => q.text.push_str(" AND 1 = 0"),
+            Kind::Activity => q.text.push_str(&format!(" AND b.activity_id = {p}")),
+        }
+    }
+    if let Some((from, below)) = &s.surname {
+        let p = q.bind(from);
+        let mut range = format!("{surname_col} >= {p}");
+        if let Some(below) = below {
+            let p = q.bind(below);
+            range.push_str(&format!(" AND {surname_col} < {p}"));
+        }
+        q.text.push_str(&format!(" AND b.id IN (SELECT booking_id FROM {guests} WHERE {range})"));
+    }
+}
+
 /// The heads of `kind`'s bookings that `s` names, in its order, at most `s.limit`.
 pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>, StoreError> {
     let rank = rank(kind);
@@ -210,39 +254,7 @@ pub async fn heads(c: &mut Conn<'_>, kind: Kind, s: &Select) -> Result<Vec<Head>
         Kind::Activity if s.supplier.is_some() => q.text.push_str(" AND 1 = 0"),
         _ => {}
     }
-    if let Some(v) = &s.partner {
-        let p = q.bind(v);
-        q.text.push_str(&format!(" AND b.requestor_id = {p}"));
-    }
-    if let Some(v) = &s.reference {
-        let p = q.bind(v);
-        q.text.push_str(&format!(" AND ({internal} = {p} OR {client} = {p})"));
-    }
-    if let Some(v) = &s.hotel {
-        let p = q.bind(v);
-        match kind {
-            Kind::Hotel => q
-                .text
-                .push_str(&format!(" AND b.id IN (SELECT booking_id FROM hotel_booking_room WHERE hotel_code = {p})")),
-            Kind::Activity => q.text.push_str(" AND 1 = 0"),
-        }
-    }
-    if let Some(v) = &s.activity {
-        let p = q.bind(v);
-        match kind {
-            Kind::Hotel => q.text.push_str(" AND 1 = 0"),
-            Kind::Activity => q.text.push_str(&format!(" AND b.activity_id = {p}")),
-        }
-    }
-    if let Some((from, below)) = &s.surname {
-        let p = q.bind(from);
-        let mut range = format!("{surname_col} >= {p}");
-        if let Some(below) = below {
-            let p = q.bind(below);
-            range.push_str(&format!(" AND {surname_col} < {p}"));
-        }
-        q.text.push_str(&format!(" AND b.id IN (SELECT booking_id FROM {guests} WHERE {range})"));
-    }
+    whose(&mut q, s, kind, (internal, client), (guests, surname_col));
     let created_bounds: [(&str, Option<&'_ dyn Param>); 2] = match kind {
         Kind::Hotel => [
             (">=", created_from_naive.as_ref().map(|v| v as &dyn Param)),

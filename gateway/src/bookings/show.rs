@@ -169,6 +169,47 @@ pub async fn show_of_supplier(store: &Store, reference: &str, supplier: &str) ->
     show_matching(store, reference, q).await
 }
 
+impl Item {
+    /// A hotel booking's room stay.
+    fn of_room(r: repo::RoomRow) -> Item {
+        Item {
+            hotel: Some(r.hotel_code),
+            room_type: Some(r.room_type),
+            board: Some(r.board),
+            product: None,
+            service: None,
+            start: date_text(r.start),
+            end: date_text(r.end),
+            price: r.total.to_string(),
+            status: r.status,
+            cancelled_at: r.cancelled_at.map(date_time_text),
+            cancel_penalty: r.cancel_penalty.map(|p| p.to_string()),
+            pickup: None,
+        }
+    }
+
+    /// An activity booking's service (its price and status are the booking's).
+    fn of_service(s: repo::ServiceRow, h: &repo::Head) -> Item {
+        Item {
+            hotel: None,
+            room_type: None,
+            board: None,
+            product: Some(s.product_code),
+            service: Some(s.service_code),
+            start: date_time_text(s.start_at),
+            end: date_time_text(s.end_at),
+            price: h.total.to_string(),
+            status: Some(h.status.clone()),
+            cancelled_at: s.cancelled_at.map(date_time_text),
+            cancel_penalty: s.cancel_penalty.map(|p| p.to_string()),
+            pickup: match (s.pickup_at, s.pickup_hotel) {
+                (Some(at), Some(hotel)) => Some(format!("{} at {hotel}", date_time_text(at))),
+                _ => None,
+            },
+        }
+    }
+}
+
 /// The one booking a reference query names, whole.
 async fn show_matching(store: &Store, reference: &str, q: Query) -> Result<Booking, SearchError> {
     let filter = Filter::parse(&q)?;
@@ -195,48 +236,12 @@ async fn show_matching(store: &Store, reference: &str, q: Query) -> Result<Booki
             Box::pin(async move {
                 let (items, guests) = match h.kind {
                     Kind::Hotel => {
-                        let items = repo::rooms(c, h.id)
-                            .await?
-                            .into_iter()
-                            .map(|r| Item {
-                                hotel: Some(r.hotel_code),
-                                room_type: Some(r.room_type),
-                                board: Some(r.board),
-                                product: None,
-                                service: None,
-                                start: date_text(r.start),
-                                end: date_text(r.end),
-                                price: r.total.to_string(),
-                                status: r.status,
-                                cancelled_at: r.cancelled_at.map(date_time_text),
-                                cancel_penalty: r.cancel_penalty.map(|p| p.to_string()),
-                                pickup: None,
-                            })
-                            .collect();
+                        let items = repo::rooms(c, h.id).await?.into_iter().map(Item::of_room).collect();
                         (items, repo::hotel_guests(c, h.id).await?)
                     }
                     Kind::Activity => {
-                        let items = repo::service(c, h.id)
-                            .await?
-                            .map(|s| Item {
-                                hotel: None,
-                                room_type: None,
-                                board: None,
-                                product: Some(s.product_code),
-                                service: Some(s.service_code),
-                                start: date_time_text(s.start_at),
-                                end: date_time_text(s.end_at),
-                                price: h.total.to_string(),
-                                status: Some(h.status.clone()),
-                                cancelled_at: s.cancelled_at.map(date_time_text),
-                                cancel_penalty: s.cancel_penalty.map(|p| p.to_string()),
-                                pickup: match (s.pickup_at, s.pickup_hotel) {
-                                    (Some(at), Some(hotel)) => Some(format!("{} at {hotel}", date_time_text(at))),
-                                    _ => None,
-                                },
-                            })
-                            .into_iter()
-                            .collect();
+                        let items =
+                            repo::service(c, h.id).await?.map(|s| Item::of_service(s, &h)).into_iter().collect();
                         (items, repo::participants(c, h.id).await?)
                     }
                 };

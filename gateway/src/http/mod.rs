@@ -44,6 +44,7 @@
 //! | `record` | the transaction log's capture of a request and its answer |
 //! | [`soap`] | SOAP 1.1: the OTA message in a `soap:Envelope`, WS-Security, the WSDL |
 //! | [`trace_context`] | W3C Trace Context in and out, the request's span |
+//! | `tests` | unit tests of `mod.rs` |
 
 use std::future::Future;
 use std::io;
@@ -621,35 +622,4 @@ async fn respond_plain(
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn content_types() {
-        let mut h = HeaderMap::new();
-        assert!(check_content_type(&h).is_err());
-        for ok in [
-            "application/xml",
-            "Application/XML",
-            "application/xml; charset=utf-8",
-            "application/xml;charset=\"UTF-8\"",
-            "text/xml",
-            "Text/XML; charset=utf-8",
-        ] {
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ok));
-            assert!(check_content_type(&h).is_ok(), "{ok}");
-        }
-        for bad in [
-            "text/plain",
-            "application/json",
-            "application/xml; charset=latin1",
-            "text/xml; charset=iso-8859-1",
-            "application/xmlx",
-            "text/xmlx",
-        ] {
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(bad));
-            assert!(check_content_type(&h).is_err(), "{bad}");
-        }
-    }
-}
+mod tests;

@@ -1,29 +1,5 @@
-//! The `ota-gateway` command:
-//!
-//! - `ota-gateway serve` runs the gateway on a SQLite file (the default) or a PostgreSQL
-//!   database (with `--demo`, an empty database gets the demo content, and the demo
-//!   requestor's credentials are printed with a ready-to-run `curl` line);
-//! - `ota-gateway import FILE` loads an import file (see `gateway/README.md`) into the database;
-//! - `ota-gateway requestor add|passwd|disable|enable|list|allow` administers the partners
-//!   (passwords from a prompt or stdin, never from the command line);
-//! - `ota-gateway operator add|passwd|disable|enable|list` administers the console's operators;
-//! - `ota-gateway audit list` reads the audit trail (every change, who, when, from where);
-//! - `ota-gateway bookings search|show` finds any booking, hotel or activity, and shows one with
-//!   its history, transaction-log entries and outbox events;
-//! - `ota-gateway calendar show|set` shows a hotel's calendar (rooms, restrictions, amounts per
-//!   night, who set each) and sets one thing over a range of nights as a notification would;
-//! - `ota-gateway outbox list|retry` lists the booking events for suppliers and sends parked
-//!   ones again;
-//! - `ota-gateway log search|show|export` reads the transaction log, `ota-gateway replay` sends
-//!   its recorded requests to another gateway and reports the answers that differ;
-//! - `ota-gateway backup` copies a SQLite database while gateways serve it; `ota-gateway
-//!   restore` puts a backup back (no gateway running) and reports what to reconcile;
-//! - `ota-gateway migrate` applies the pending schema migrations (`--check`: says whether some
-//!   are, exit 1 when so);
-//! - `ota-gateway traffic` shows every gateway's traffic per partner and operation (per
-//!   minute over the last hour, per hour over 7 days, per day over 60 days);
-//! - `ota-gateway send URL FILE` posts a message file to `URL` + its operation's path and prints
-//!   the answer.
+//! The `ota-gateway` command: one file per family of subcommands; [`Command`] (what
+//! `ota-gateway --help` prints) says what each does, and `main` only dispatches to it.
 
 mod audit;
 mod backup;
@@ -46,9 +22,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: the gateway allocates many small, short-lived values per request (message
-/// fields), where it is markedly faster than the system allocator, and it gives memory back to
-/// the system after load.
+/// mimalloc: faster than the system's for the many small, short-lived values of a request (message
+/// fields), and it gives memory back after load.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -64,8 +39,7 @@ enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Loads requestors, activities and hotels from a JSON import file (one transaction).
     Import(import::Args),
-    /// Administers the requestors (partners): running gateways serve each change within a
-    /// second.
+    /// Administers the requestors (partners): running gateways serve each change within a second.
     Requestor(requestor::Args),
     /// The audit trail: every change through the console or the CLI, who, when, from where.
     Audit(audit::Args),
@@ -76,8 +50,7 @@ enum Command {
     /// A hotel's calendar: rooms, restrictions and amounts per night with who set them (show),
     /// and one change over a range of nights (set), applied as a notification would be.
     Calendar(calendar::Args),
-    /// The outbox: the booking events for suppliers (see gateway/README.md, "Bookings out to
-    /// suppliers").
+    /// The outbox: the booking events for suppliers (gateway/README.md, "Bookings out to suppliers").
     Outbox(outbox::Args),
     /// Reads the transaction log (the partners whose `requestor set --log` says so).
     Log(log::Args),

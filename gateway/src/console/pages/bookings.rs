@@ -270,50 +270,57 @@ fn booking(b: &Booking) -> Markup {
                 }
             }
         }
-        h2 { "Transaction log" }
-        @if b.log.is_empty() { p.muted { "No transaction-log entry (the partner's requests about it are not logged, or no longer kept)." } } @else {
-            @if b.log.len() >= usize::try_from(show::MAX_LOG_ENTRIES).unwrap_or(usize::MAX) {
-                p.muted { "The first " (show::MAX_LOG_ENTRIES) " entries." }
-            }
-            table #log {
-                thead { tr { th { "Entry" } th { "At (UTC)" } th { "Requestor" } th { "Operation" } th { "HTTP" } th { "Outcome" } th { "References" } } }
-                tbody {
-                    @for e in &b.log {
-                        tr {
-                            td { (e.id) }
-                            td { (e.at) }
-                            td { (e.requestor) }
-                            td { (e.operation) }
-                            td { (e.status) }
-                            td { (e.outcome) }
-                            td { (e.references.join(" ")) }
-                        }
-                    }
-                }
-            }
-        }
-        h2 { "Deliveries to the hotel" }
-        @if b.events.is_empty() { p.muted { "No outbox event: its hotels have no supplier." } } @else {
-            table #events {
-                thead { tr { th { "Event" } th { "Hotel" } th { "Seq" } th { "Supplier" } th { "Kind" } th { "State" } th { "Attempts" } th { "Written (UTC)" } th { "Delivered (UTC)" } th { "Last error" } } }
-                tbody {
-                    @for e in &b.events {
-                        tr {
-                            td { (e.id) }
-                            td { (e.hotel) }
-                            td { (e.seq) }
-                            td { (e.supplier) }
-                            td { (e.kind) }
-                            td { (e.state) }
-                            td { (e.attempts) }
-                            td { (e.created) }
-                            td { (or_dash(e.delivered.as_deref())) }
-                            td { (or_dash(e.last_error.as_deref())) }
-                        }
-                    }
-                }
-            }
-        }
+        (log_and_deliveries(b))
         p { a #deliveries href={ "/deliveries?ref=" (path_segment(&h.internal_ref)) } { "Every delivery attempt of this booking" } }
+    }
+}
+
+/// A booking's transaction-log entries and its deliveries to the hotel.
+fn log_and_deliveries(b: &Booking) -> Markup {
+    html! {
+    h2 { "Transaction log" }
+    @if b.log.is_empty() { p.muted { "No transaction-log entry (the partner's requests about it are not logged, or no longer kept)." } } @else {
+        @if b.log.len() >= usize::try_from(show::MAX_LOG_ENTRIES).unwrap_or(usize::MAX) {
+            p.muted { "The first " (show::MAX_LOG_ENTRIES) " entries." }
+        }
+        table #log {
+            thead { tr { th { "Entry" } th { "At (UTC)" } th { "Requestor" } th { "Operation" } th { "HTTP" } th { "Outcome" } th { "References" } } }
+            tbody {
+                @for e in &b.log {
+                    tr {
+                        td { (e.id) }
+                        td { (e.at) }
+                        td { (e.requestor) }
+                        td { (e.operation) }
+                        td { (e.status) }
+                        td { (e.outcome) }
+                        td { (e.references.join(" ")) }
+                    }
+                }
+            }
+        }
+    }
+    h2 { "Deliveries to the hotel" }
+    @if b.events.is_empty() { p.muted { "No outbox event: its hotels have no supplier." } } @else {
+        table #events {
+            thead { tr { th { "Event" } th { "Hotel" } th { "Seq" } th { "Supplier" } th { "Kind" } th { "State" } th { "Attempts" } th { "Written (UTC)" } th { "Delivered (UTC)" } th { "Last error" } } }
+            tbody {
+                @for e in &b.events {
+                    tr {
+                        td { (e.id) }
+                        td { (e.hotel) }
+                        td { (e.seq) }
+                        td { (e.supplier) }
+                        td { (e.kind) }
+                        td { (e.state) }
+                        td { (e.attempts) }
+                        td { (e.created) }
+                        td { (or_dash(e.delivered.as_deref())) }
+                        td { (or_dash(e.last_error.as_deref())) }
+                    }
+                }
+            }
+        }
+    }
     }
 }

@@ -313,76 +313,82 @@ pub(super) async fn render_one(
                 }
             }
         }
-        @if session.is_admin() {
-            h2 { "Limits" }
-            form.stack method="post" action={ (base) "/limits" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                label for="rate" { "Requests per second, per gateway (N, or off)" }
-                input #rate type="text" name="rate" value=(r.limits.rate.map_or_else(|| "off".to_string(), |n| n.to_string()));
-                label for="daily_quota" { "Requests per UTC day, all gateways (N, or off)" }
-                input #daily_quota type="text" name="daily_quota" value=(r.limits.daily_quota.map_or_else(|| "off".to_string(), |n| n.to_string()));
-                label for="rate_for" { "Per operation (operation=N, comma-separated; empty: none)" }
-                input #rate_for type="text" name="rate_for" value=(rates_for(&r));
-                p { button type="submit" { "Save limits" } }
-            }
-            h2 { "Dialect" }
-            form.stack method="post" action={ (base) "/dialect" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                (dialect_select(r.dialect))
-                p { button type="submit" { "Save dialect" } }
-            }
-            h2 { "Allow-list" }
-            form.stack method="post" action={ (base) "/allow" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                label for="allow" { "Networks it may call from (CIDRs, comma-separated; empty: any address)" }
-                input #allow type="text" name="allow" value=(allow_text(&r));
-                p { button type="submit" { "Save allow-list" } }
-            }
-            h2 { "Transaction log" }
-            form.stack method="post" action={ (base) "/log" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                label for="level" { "Level" }
-                select #level name="level" {
-                    @for l in Level::ALL { option value=(l.as_str()) selected[l == r.log.level] { (l.as_str()) } }
-                }
-                label for="sample" { "At all: the share of searches logged (0 to 1)" }
-                input #sample type="text" name="sample" value=(r.log.sample.to_string());
-                p { button type="submit" { "Save log level" } }
-            }
-            h2 { "Notification URL" }
-            form.stack method="post" action={ (base) "/notify" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                label for="url" { "Where its hotels' bookings are pushed (empty: it pulls them)" }
-                input #url type="text" name="url" value=(r.notify_url.as_deref().map(shown_url).unwrap_or_default());
-                p { button type="submit" { "Save URL" } }
-            }
-            h2 { "Booking alerts" }
-            form.stack method="post" action={ (base) "/alerts" } {
-                (csrf_field(session))
-                (revision_field(&r))
-                label for="alert_emails" { "E-mail addresses told of every new, modified and cancelled booking of its hotels (one a line; empty: none)" }
-                textarea #alert_emails name="alert_emails" rows="3" { (r.alert_emails.join("\n")) }
-                p { button type="submit" { "Save alert addresses" } }
-            }
-            h2 { "Password and status" }
-            form.inline method="post" action={ (base) "/password" } {
-                (csrf_field(session))
-                button type="submit" { "Rotate the password" }
-            }
-            " "
-            @let (action, label) = if r.active { ("disable", "Disable") } else { ("enable", "Enable") };
-            form.inline method="post" action={ (base) "/" (action) } {
-                (csrf_field(session))
-                button type="submit" { (label) }
-            }
-        }
+        @if session.is_admin() { (admin_forms(session, &r, &base)) }
     };
     layout::page_with_status(status, session, &format!("Partner {}", r.id), body)
+}
+
+/// The administrator's forms of a requestor's page: limits, dialect, allow-list, transaction
+/// log, notification URL, alert addresses, password and status.
+fn admin_forms(session: &Session, r: &StoredRequestor, base: &str) -> Markup {
+    html! {
+    h2 { "Limits" }
+    form.stack method="post" action={ (base) "/limits" } {
+        (csrf_field(session))
+        (revision_field(r))
+        label for="rate" { "Requests per second, per gateway (N, or off)" }
+        input #rate type="text" name="rate" value=(r.limits.rate.map_or_else(|| "off".to_string(), |n| n.to_string()));
+        label for="daily_quota" { "Requests per UTC day, all gateways (N, or off)" }
+        input #daily_quota type="text" name="daily_quota" value=(r.limits.daily_quota.map_or_else(|| "off".to_string(), |n| n.to_string()));
+        label for="rate_for" { "Per operation (operation=N, comma-separated; empty: none)" }
+        input #rate_for type="text" name="rate_for" value=(rates_for(r));
+        p { button type="submit" { "Save limits" } }
+    }
+    h2 { "Dialect" }
+    form.stack method="post" action={ (base) "/dialect" } {
+        (csrf_field(session))
+        (revision_field(r))
+        (dialect_select(r.dialect))
+        p { button type="submit" { "Save dialect" } }
+    }
+    h2 { "Allow-list" }
+    form.stack method="post" action={ (base) "/allow" } {
+        (csrf_field(session))
+        (revision_field(r))
+        label for="allow" { "Networks it may call from (CIDRs, comma-separated; empty: any address)" }
+        input #allow type="text" name="allow" value=(allow_text(r));
+        p { button type="submit" { "Save allow-list" } }
+    }
+    h2 { "Transaction log" }
+    form.stack method="post" action={ (base) "/log" } {
+        (csrf_field(session))
+        (revision_field(r))
+        label for="level" { "Level" }
+        select #level name="level" {
+            @for l in Level::ALL { option value=(l.as_str()) selected[l == r.log.level] { (l.as_str()) } }
+        }
+        label for="sample" { "At all: the share of searches logged (0 to 1)" }
+        input #sample type="text" name="sample" value=(r.log.sample.to_string());
+        p { button type="submit" { "Save log level" } }
+    }
+    h2 { "Notification URL" }
+    form.stack method="post" action={ (base) "/notify" } {
+        (csrf_field(session))
+        (revision_field(r))
+        label for="url" { "Where its hotels' bookings are pushed (empty: it pulls them)" }
+        input #url type="text" name="url" value=(r.notify_url.as_deref().map(shown_url).unwrap_or_default());
+        p { button type="submit" { "Save URL" } }
+    }
+    h2 { "Booking alerts" }
+    form.stack method="post" action={ (base) "/alerts" } {
+        (csrf_field(session))
+        (revision_field(r))
+        label for="alert_emails" { "E-mail addresses told of every new, modified and cancelled booking of its hotels (one a line; empty: none)" }
+        textarea #alert_emails name="alert_emails" rows="3" { (r.alert_emails.join("\n")) }
+        p { button type="submit" { "Save alert addresses" } }
+    }
+    h2 { "Password and status" }
+    form.inline method="post" action={ (base) "/password" } {
+        (csrf_field(session))
+        button type="submit" { "Rotate the password" }
+    }
+    " "
+    @let (action, label) = if r.active { ("disable", "Disable") } else { ("enable", "Enable") };
+    form.inline method="post" action={ (base) "/" (action) } {
+        (csrf_field(session))
+        button type="submit" { (label) }
+    }
+    }
 }
 
 /// The hidden field with the revision of the requestor a form shows: its change is refused

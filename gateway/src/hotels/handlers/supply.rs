@@ -16,6 +16,7 @@ use crate::errors::warnings;
 use crate::hotels::Area;
 use crate::hotels::booking::Night;
 use crate::hotels::cache::{Kept, SupplyQueue, Unapplied, Waiting};
+use crate::hotels::reader::rate_amount::rate_amount;
 use crate::hotels::reader::supply::{self, Read};
 use crate::hotels::repo::{
     self,
@@ -410,7 +411,7 @@ pub async fn rate_amount_notif(
     area: &Area,
     rq: &OtaHotelRateAmountNotifRq,
 ) -> Result<OtaHotelRateAmountNotifRs, OpError> {
-    let notes = notify(cx, area, supply::rate_amount(cx, &area.catalogue, rq)?).await?;
+    let notes = notify(cx, area, rate_amount(cx, &area.catalogue, rq)?).await?;
     Ok(OtaHotelRateAmountNotifRs {
         warnings: notes,
         unique_id: rq.unique_id.clone(),

@@ -350,40 +350,7 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
         created: b.created,
         updated,
         currency: b.currency.clone(),
-        rooms: b
-            .rooms
-            .iter()
-            .map(|r| booking::Room {
-                index: r.index,
-                status: r.status.clone(),
-                hotel: r.hotel.clone(),
-                room_type: r.room_type.clone(),
-                board: r.board.clone(),
-                start: r.start,
-                end: r.end,
-                total: r.total,
-                guests: r.guests.clone(),
-                services: r.services.clone(),
-                reference: r
-                    .reference
-                    .as_ref()
-                    .map(|x| booking::RoomReference { id: x.id.clone(), kind: x.kind.clone() }),
-                sources: r
-                    .sources
-                    .iter()
-                    .map(|s| booking::RoomSource {
-                        kind: s.kind.clone(),
-                        id: s.id.clone(),
-                        id_context: s.id_context.clone(),
-                        instance: s.instance.clone(),
-                        company: s.company.as_ref().map(company),
-                    })
-                    .collect(),
-                // Fixed from the hotel's policy when stored.
-                penalties: Vec::new(),
-                cancelled: None,
-            })
-            .collect(),
+        rooms: b.rooms.iter().map(room).collect(),
         services: b
             .services
             .iter()
@@ -435,6 +402,37 @@ fn booking(b: &BookingInput) -> Result<Booking, String> {
             })
             .collect(),
     })
+}
+
+/// A room stay of an imported booking.
+fn room(r: &RoomInput) -> booking::Room {
+    booking::Room {
+        index: r.index,
+        status: r.status.clone(),
+        hotel: r.hotel.clone(),
+        room_type: r.room_type.clone(),
+        board: r.board.clone(),
+        start: r.start,
+        end: r.end,
+        total: r.total,
+        guests: r.guests.clone(),
+        services: r.services.clone(),
+        reference: r.reference.as_ref().map(|x| booking::RoomReference { id: x.id.clone(), kind: x.kind.clone() }),
+        sources: r
+            .sources
+            .iter()
+            .map(|s| booking::RoomSource {
+                kind: s.kind.clone(),
+                id: s.id.clone(),
+                id_context: s.id_context.clone(),
+                instance: s.instance.clone(),
+                company: s.company.as_ref().map(company),
+            })
+            .collect(),
+        // Fixed from the hotel's policy when stored.
+        penalties: Vec::new(),
+        cancelled: None,
+    }
 }
 
 #[cfg(test)]

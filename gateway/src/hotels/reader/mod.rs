@@ -6,7 +6,8 @@
 //! |---|---|
 //! | [`availability`] | `OTA_HotelAvailRQ` → an availability query |
 //! | [`reservation`] | `OTA_HotelResRQ` → the booking asked for, priced |
-//! | [`supply`] | the supply notifications → a [`Notification`](crate::hotels::rules::supply::Notification) |
+//! | [`supply`] | the availability and count notifications → a [`Notification`](crate::hotels::rules::supply::Notification); what every notification's reader shares |
+//! | [`rate_amount`] | the rate notification → a [`Notification`](crate::hotels::rules::supply::Notification) |
 //! | [`modify`] | `OTA_HotelResModifyRQ` → the booking as it would be after the change |
 //! | `mod.rs` | the parts every request shares: comments, sources, guests' names, boards, item references, the 2016B parts refused |
 
@@ -46,6 +47,7 @@ fn unsupported_parts(global: Option<String>, stays: impl IntoIterator<Item = (St
 
 pub mod availability;
 pub mod modify;
+pub mod rate_amount;
 pub mod reservation;
 pub mod supply;
 

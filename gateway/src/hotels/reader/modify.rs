@@ -280,56 +280,7 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
     }
     for (i, (rs, st)) in rq_rooms.iter().zip(&stored.rooms).enumerate() {
         let tag = format!("{BASE}/RoomStays/RoomStay[{}]", i + 1);
-        if rs.index_number != st.index {
-            p.differs(
-                format!("{tag}/@IndexNumber"),
-                format!("IndexNumber {} (stored {})", show(&rs.index_number), show(&st.index)),
-            );
-        }
-        let status = rs.room_stay_status.as_ref().map(|s| s.as_str().to_string());
-        if status != st.status {
-            p.differs(
-                format!("{tag}/@RoomStayStatus"),
-                format!("RoomStayStatus {} (stored {})", show(&status), show(&st.status)),
-            );
-        }
-        let hotel = rs.basic_property_info.as_ref().and_then(|b| b.hotel_code.clone());
-        if hotel.as_deref() != Some(st.hotel.as_str()) {
-            p.differs(
-                format!("{tag}/BasicPropertyInfo/@HotelCode"),
-                format!("hotel {} (stored {:?})", show(&hotel), st.hotel),
-            );
-        }
-        let sources: Vec<RoomSource> = rs
-            .tpa_extensions
-            .as_ref()
-            .and_then(|x| x.pos.as_ref())
-            .map(|pos| pos.source.iter().map(room_source).collect())
-            .unwrap_or_default();
-        if sources != st.sources {
-            p.differs(format!("{tag}/TPA_Extensions"), "the room stay's extension sources are not the stored ones");
-        }
-        let reference =
-            rs.reference.as_ref().map(|r| (r.id.clone(), r.r#type.as_ref().map(|t| t.as_str().to_string())));
-        if reference != st.reference.as_ref().map(|r| (r.id.clone(), r.kind.clone())) {
-            p.differs(format!("{tag}/Reference"), "the room stay's Reference is not the stored one");
-        }
-        let guests =
-            rs.res_guest_rphs.as_ref().map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
-        if sorted(guests) != sorted(st.guests.clone()) {
-            p.occupancy(
-                format!("{tag}/ResGuestRPHs"),
-                format!("the guests of room stay {} are not the stored ones", i + 1),
-            );
-        }
-        let services =
-            rs.service_rphs.as_ref().map(|s| s.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
-        if sorted(services) != sorted(st.services.clone()) {
-            p.differs(
-                format!("{tag}/ServiceRPHs"),
-                format!("the services of room stay {} are not the stored ones", i + 1),
-            );
-        }
+        compare_fixed_room(rs, st, i, &tag, p);
 
         // Room type, board and dates: the changeable part.
         let types = rs.room_types.as_ref().map(|t| t.room_type.as_slice()).unwrap_or_default();
@@ -409,6 +360,56 @@ fn compare_rooms(rq: &m::HotelResModify, stored: &Booking, desired: &mut Booking
         }
     }
     major
+}
+
+/// Compares what of a room stay may not change: its index, status, hotel, sources, reference,
+/// guests and services.
+fn compare_fixed_room(rs: &m::RoomStay, st: &Room, i: usize, tag: &str, p: &mut Problems) {
+    if rs.index_number != st.index {
+        p.differs(
+            format!("{tag}/@IndexNumber"),
+            format!("IndexNumber {} (stored {})", show(&rs.index_number), show(&st.index)),
+        );
+    }
+    let status = rs.room_stay_status.as_ref().map(|s| s.as_str().to_string());
+    if status != st.status {
+        p.differs(
+            format!("{tag}/@RoomStayStatus"),
+            format!("RoomStayStatus {} (stored {})", show(&status), show(&st.status)),
+        );
+    }
+    let hotel = rs.basic_property_info.as_ref().and_then(|b| b.hotel_code.clone());
+    if hotel.as_deref() != Some(st.hotel.as_str()) {
+        p.differs(
+            format!("{tag}/BasicPropertyInfo/@HotelCode"),
+            format!("hotel {} (stored {:?})", show(&hotel), st.hotel),
+        );
+    }
+    let sources: Vec<RoomSource> = rs
+        .tpa_extensions
+        .as_ref()
+        .and_then(|x| x.pos.as_ref())
+        .map(|pos| pos.source.iter().map(room_source).collect())
+        .unwrap_or_default();
+    if sources != st.sources {
+        p.differs(format!("{tag}/TPA_Extensions"), "the room stay's extension sources are not the stored ones");
+    }
+    let reference = rs.reference.as_ref().map(|r| (r.id.clone(), r.r#type.as_ref().map(|t| t.as_str().to_string())));
+    if reference != st.reference.as_ref().map(|r| (r.id.clone(), r.kind.clone())) {
+        p.differs(format!("{tag}/Reference"), "the room stay's Reference is not the stored one");
+    }
+    let guests =
+        rs.res_guest_rphs.as_ref().map(|g| g.res_guest_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+    if sorted(guests) != sorted(st.guests.clone()) {
+        p.occupancy(
+            format!("{tag}/ResGuestRPHs"),
+            format!("the guests of room stay {} are not the stored ones", i + 1),
+        );
+    }
+    let services = rs.service_rphs.as_ref().map(|s| s.service_rph.iter().map(|r| r.rph).collect()).unwrap_or_default();
+    if sorted(services) != sorted(st.services.clone()) {
+        p.differs(format!("{tag}/ServiceRPHs"), format!("the services of room stay {} are not the stored ones", i + 1));
+    }
 }
 
 /// Compares the services: a board service follows the board of its rooms; nothing else changes.

@@ -5,10 +5,9 @@
 //! named in a warning.
 
 use chrono::{DateTime, Utc};
-use ota_messages::common::{AgeQualifyingCode, ErrorCode, InvCodeApplication, StatusApplicationControl, TimeUnit};
+use ota_messages::common::{ErrorCode, InvCodeApplication, StatusApplicationControl, TimeUnit};
 use ota_messages::hotel_avail_notif::{self as an, OtaHotelAvailNotifRq};
 use ota_messages::hotel_inv_count_notif::{InvCountActionType, OtaHotelInvCountNotifRq};
-use ota_messages::hotel_rate_amount_notif::OtaHotelRateAmountNotifRq;
 use ota_messages::runtime::{self as rt, Zone};
 
 use crate::errors::Problem;
@@ -17,7 +16,6 @@ use crate::hotels::rules::MAX_DAYS_AHEAD;
 use crate::hotels::rules::supply::{Change, Item, Notification, Span, check_size};
 use crate::hotels::supply::{EVERY_PLAN, Restriction};
 use crate::shared::context::Ctx;
-use crate::shared::values;
 
 /// A notification read: what to apply, and the warnings of what it does not change.
 #[derive(Debug)]
@@ -33,7 +31,12 @@ const MAX_PROBLEMS: usize = 20;
 
 /// The hotel a message names, when it is one of the supplier's (the message's one problem
 /// otherwise).
-fn hotel<'c>(cx: &Ctx, catalogue: &'c Catalogue, code: Option<&str>, tag: &str) -> Result<&'c Hotel, Vec<Problem>> {
+pub(super) fn hotel<'c>(
+    cx: &Ctx,
+    catalogue: &'c Catalogue,
+    code: Option<&str>,
+    tag: &str,
+) -> Result<&'c Hotel, Vec<Problem>> {
     let Some(code) = code else {
         return Err(vec![Problem::required("The hotel is named by HotelCode.").at(format!("{tag}/@HotelCode"))]);
     };
@@ -59,7 +62,7 @@ pub const MAX_CLOCK_AHEAD: chrono::Duration = chrono::Duration::minutes(5);
 /// The message's `TimeStamp` as an instant (no zone: UTC), else when it arrived. A stamp more
 /// than [`MAX_CLOCK_AHEAD`] after now is refused: as the newest stamp wins, a message from the
 /// future (year 9999) would hold back every later update of the days it sets, for good.
-fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>, root: &str) -> Result<DateTime<Utc>, Vec<Problem>> {
+pub(super) fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>, root: &str) -> Result<DateTime<Utc>, Vec<Problem>> {
     let Some(t) = time_stamp else { return Ok(cx.now) };
     let utc = match t.zone {
         None | Some(Zone::Utc) => t.local,
@@ -85,7 +88,7 @@ fn stamp(cx: &Ctx, time_stamp: Option<&rt::DateTime>, root: &str) -> Result<Date
 
 /// The days of a `StatusApplicationControl` (or of a `Rate` narrowing it): `Start` to `End`,
 /// both included; `Start` and a `Duration` in days (`P7D`: seven days); `Start` alone: that day.
-fn span(
+pub(super) fn span(
     start: Option<&rt::Date>,
     end: Option<&rt::Date>,
     duration: Option<&str>,
@@ -125,13 +128,18 @@ fn span(
 }
 
 /// The weekday flags of a `StatusApplicationControl`.
-fn weekdays(c: &StatusApplicationControl) -> [Option<bool>; 7] {
+pub(super) fn weekdays(c: &StatusApplicationControl) -> [Option<bool>; 7] {
     [c.mon, c.tue, c.weds, c.thur, c.fri, c.sat, c.sun]
 }
 
 /// The room types a `StatusApplicationControl` names (`InvTypeCode`, or `InvCode` read as a
 /// room type); every room type of the hotel when it names none and `every` allows it.
-fn rooms(c: &StatusApplicationControl, hotel: &Hotel, every: bool, tag: &str) -> Result<Vec<String>, Problem> {
+pub(super) fn rooms(
+    c: &StatusApplicationControl,
+    hotel: &Hotel,
+    every: bool,
+    tag: &str,
+) -> Result<Vec<String>, Problem> {
     if c.inv_code_application == Some(InvCodeApplication::InvGroupingCode) {
         return Err(Problem::not_supported("InvCode names one room type here; groups of room types are not read.")
             .at(format!("{tag}/@InvCodeApplication")));
@@ -162,7 +170,7 @@ fn rooms(c: &StatusApplicationControl, hotel: &Hotel, every: bool, tag: &str) ->
 
 /// The rate plan a `StatusApplicationControl` names: a board of the gateway; `None` when it
 /// names none.
-fn plan(c: &StatusApplicationControl, catalogue: &Catalogue, tag: &str) -> Result<Option<String>, Problem> {
+pub(super) fn plan(c: &StatusApplicationControl, catalogue: &Catalogue, tag: &str) -> Result<Option<String>, Problem> {
     match c.rate_plan_code.as_deref() {
         None => Ok(None),
         Some(code) if catalogue.is_board(code) => Ok(Some(code.to_string())),
@@ -176,14 +184,14 @@ fn plan(c: &StatusApplicationControl, catalogue: &Catalogue, tag: &str) -> Resul
 
 /// Collects an item's problems (at most [`MAX_PROBLEMS`]) and the notification's items.
 #[derive(Default)]
-struct Collect {
+pub(super) struct Collect {
     items: Vec<Item>,
     problems: Vec<Problem>,
     notes: Vec<Problem>,
 }
 
 impl Collect {
-    fn push(&mut self, r: Result<Vec<Item>, Problem>) {
+    pub(super) fn push(&mut self, r: Result<Vec<Item>, Problem>) {
         match r {
             Ok(items) => self.items.extend(items),
             Err(p) if self.problems.len() < MAX_PROBLEMS => self.problems.push(p),
@@ -191,7 +199,7 @@ impl Collect {
         }
     }
 
-    fn note(&mut self, unread: bool, text: &str, tag: String) {
+    pub(super) fn note(&mut self, unread: bool, text: &str, tag: String) {
         if unread && self.notes.len() < MAX_PROBLEMS {
             self.notes.push(Problem::advisory(ErrorCode::RequestedActionNotPossible, text.to_string()).at(tag));
         }
@@ -223,7 +231,7 @@ impl Collect {
         }
     }
 
-    fn finish(
+    pub(super) fn finish(
         mut self,
         hotel: &Hotel,
         (now, stamp): (DateTime<Utc>, DateTime<Utc>),
@@ -482,150 +490,4 @@ fn lengths_of_stay(los: &an::LengthsOfStay, plan: &str, tag: &str, out: &mut Col
         changes.push(Change::Restriction { board: plan.to_string(), kind, value });
     }
     Ok(changes)
-}
-
-/// `OTA_HotelRateAmountNotifRQ`: the amount of a night per room type, rate plan, currency and
-/// number of guests.
-pub fn rate_amount(cx: &Ctx, catalogue: &Catalogue, rq: &OtaHotelRateAmountNotifRq) -> Result<Read, Vec<Problem>> {
-    const BASE: &str = "/OTA_HotelRateAmountNotifRQ/RateAmountMessages";
-    let hotel = hotel(cx, catalogue, rq.rate_amount_messages.hotel_code.as_deref(), BASE)?;
-    let mut out = Collect::default();
-    if rq.notif_type == Some(ota_messages::hotel_rate_amount_notif::RateNotifType::Remove) {
-        return Err(vec![
-            Problem::not_supported("NotifType Remove is not read: send the amounts (Delta or Overlay).")
-                .at("/OTA_HotelRateAmountNotifRQ/@NotifType"),
-        ]);
-    }
-    for (i, m) in rq.rate_amount_messages.rate_amount_message.iter().enumerate() {
-        let tag = format!("{BASE}/RateAmountMessage[{}]", i + 1);
-        let sac = &m.status_application_control;
-        let sac_tag = format!("{tag}/StatusApplicationControl");
-        let head = (|| {
-            let span = span(sac.start.as_ref(), sac.end.as_ref(), sac.duration.as_deref(), weekdays(sac), &sac_tag)?;
-            let rooms = rooms(sac, hotel, false, &sac_tag)?;
-            let board = plan(sac, catalogue, &sac_tag)?.ok_or_else(|| {
-                Problem::required("The rate plan (board) is RatePlanCode.").at(format!("{sac_tag}/@RatePlanCode"))
-            })?;
-            Ok((span, rooms, board))
-        })();
-        let (sac_span, rooms, board) = match head {
-            Ok(h) => h,
-            Err(p) => {
-                out.push(Err(p));
-                continue;
-            }
-        };
-        for (j, rate) in m.rates.rate.iter().enumerate() {
-            let r_tag = format!("{tag}/Rates/Rate[{}]", j + 1);
-            let given = rate.start.is_some() || rate.end.is_some();
-            let rate_days = [rate.mon, rate.tue, rate.weds, rate.thur, rate.fri, rate.sat, rate.sun];
-            let span = if given || rate_days.iter().any(Option::is_some) {
-                let (start, end) = if given {
-                    (rate.start.as_ref(), rate.end.as_ref())
-                } else {
-                    (sac.start.as_ref(), sac.end.as_ref())
-                };
-                match span(
-                    start,
-                    end,
-                    rate.duration.as_deref(),
-                    if rate_days.iter().any(Option::is_some) { rate_days } else { weekdays(sac) },
-                    &r_tag,
-                ) {
-                    Ok(s) => s,
-                    Err(p) => {
-                        out.push(Err(p));
-                        continue;
-                    }
-                }
-            } else {
-                sac_span
-            };
-            for (present, name) in [
-                (rate.additional_guest_amounts.is_some(), "AdditionalGuestAmounts"),
-                (rate.fees.is_some(), "Fees"),
-                (rate.meals_included.is_some(), "MealsIncluded"),
-            ] {
-                out.note(
-                    present,
-                    &format!("{name} is not kept by the gateway: not applied."),
-                    format!("{r_tag}/{name}"),
-                );
-            }
-            let amounts = rate.base_by_guest_amts.as_ref().map(|a| a.base_by_guest_amt.as_slice()).unwrap_or_default();
-            if amounts.is_empty() {
-                out.push(Err(Problem::required("The amounts are BaseByGuestAmts/BaseByGuestAmt.")
-                    .at(format!("{r_tag}/BaseByGuestAmts"))));
-            }
-            for (k, amt) in amounts.iter().enumerate() {
-                let a_tag = format!("{r_tag}/BaseByGuestAmts/BaseByGuestAmt[{}]", k + 1);
-                if amt
-                    .age_qualifying_code
-                    .as_ref()
-                    .is_some_and(|c| !matches!(c, AgeQualifyingCode::Adult | AgeQualifyingCode::Senior))
-                {
-                    out.note(true, "A room is priced by its number of guests: an amount of one age category other than adults is not applied.", a_tag);
-                    continue;
-                }
-                out.push((|| {
-                    let Some(amount) = amt.amount_after_tax.or(amt.amount_before_tax).map(|d| d.0) else {
-                        return Err(Problem::required("The amount is AmountAfterTax (or AmountBeforeTax).")
-                            .at(format!("{a_tag}/@AmountAfterTax")));
-                    };
-                    let Some(currency) = amt.currency_code.clone().or_else(|| rate.currency_code.clone()) else {
-                        return Err(Problem::required("The currency is CurrencyCode (of the Rate or the amount).")
-                            .at(format!("{r_tag}/@CurrencyCode")));
-                    };
-                    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
-                        return Err(Problem::biz(
-                            ErrorCode::InvalidCurrencyCode,
-                            format!("CurrencyCode {currency:?} is not an ISO 4217 code."),
-                        )
-                        .at(format!("{r_tag}/@CurrencyCode")));
-                    }
-                    // The hotel's currencies (those of its content's rates), when it has any.
-                    let sold: std::collections::BTreeSet<&str> =
-                        hotel.rates.iter().map(|r| r.currency.as_str()).collect();
-                    if !sold.is_empty() && !sold.contains(currency.as_str()) {
-                        return Err(Problem::biz(
-                            ErrorCode::InvalidCurrencyCode,
-                            format!(
-                                "CurrencyCode {currency} is not a currency of hotel {} (it sells in {}).",
-                                hotel.code,
-                                sold.into_iter().collect::<Vec<_>>().join(", ")
-                            ),
-                        )
-                        .at(format!("{r_tag}/@CurrencyCode")));
-                    }
-                    // Within the largest amount and the currency's smallest unit, as an import's.
-                    let amount = values::amount(&amount.to_string())
-                        .and_then(|a| values::in_currency(a, &currency))
-                        .map_err(|e| {
-                            Problem::biz(ErrorCode::InvalidValue, format!("The amount {e}."))
-                                .at(format!("{a_tag}/@AmountAfterTax"))
-                        })?;
-                    let guests = u32::try_from(amt.number_of_guests.unwrap_or(0)).unwrap_or(u32::MAX);
-                    // No more guests than the room type takes (0: any number).
-                    if let Some(room) = hotel.rooms.iter().find(|r| rooms.contains(&r.code) && !r.fits(guests)) {
-                        return Err(Problem::biz(
-                            ErrorCode::InvalidValue,
-                            format!(
-                                "NumberOfGuests {guests} is more than room type {} takes ({}).",
-                                room.code,
-                                room.max_guests.unwrap_or_default()
-                            ),
-                        )
-                        .at(format!("{a_tag}/@NumberOfGuests")));
-                    }
-                    let change = Change::Rate { board: board.clone(), currency, guests, amount };
-                    Ok(rooms
-                        .iter()
-                        .map(|room| Item { tag: a_tag.clone(), room: room.clone(), span, change: change.clone() })
-                        .collect())
-                })());
-            }
-        }
-    }
-    let stamp = stamp(cx, rq.time_stamp.as_ref(), "OTA_HotelRateAmountNotifRQ")?;
-    out.finish(hotel, (cx.now, stamp), &cx.requestor.id, "OTA_HotelRateAmountNotifRQ")
 }

@@ -3,7 +3,7 @@
 
 use super::supply::read_supply;
 use super::supply::supply_position;
-use crate::hotels::supply::SupplyPosition;
+use crate::hotels::supply::{HotelSupply, SupplyPosition};
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
@@ -143,44 +143,75 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
         .await?;
     let boards: Vec<BoardRow> = c.query("SELECT code, name FROM hotel_board ORDER BY code", &[]).await?;
 
-    let mut texts = group(texts, |r| r.hotel_code.clone());
-    let mut lines = group(lines, |r| r.hotel_code.clone());
-    let mut phones = group(phones, |r| r.hotel_code.clone());
-    let mut emails = group(emails, |r| r.hotel_code.clone());
-    let mut rooms = group(rooms, |r| r.hotel_code.clone());
-    let mut rates = group(rates, |r| r.hotel_code.clone());
-    let mut images = group(images, |r| r.hotel_code.clone());
-    let mut files = group(files, |r| (r.hotel_code.clone(), r.image_position));
-    let mut image_texts = group(image_texts, |r| (r.hotel_code.clone(), r.image_position));
-    let mut allotments = group(allotments, |r| (r.hotel_code.clone(), r.room_code.clone()));
-    let mut rules = group(rules, |r| r.owner.clone());
+    let mut of = OfHotels {
+        texts: group(texts, |r| r.hotel_code.clone()),
+        lines: group(lines, |r| r.hotel_code.clone()),
+        phones: group(phones, |r| r.hotel_code.clone()),
+        emails: group(emails, |r| r.hotel_code.clone()),
+        rooms: group(rooms, |r| r.hotel_code.clone()),
+        rates: group(rates, |r| r.hotel_code.clone()),
+        images: group(images, |r| r.hotel_code.clone()),
+        files: group(files, |r| (r.hotel_code.clone(), r.image_position)),
+        image_texts: group(image_texts, |r| (r.hotel_code.clone(), r.image_position)),
+        allotments: group(allotments, |r| (r.hotel_code.clone(), r.room_code.clone())),
+        rules: group(rules, |r| r.owner.clone()),
+        supply,
+    };
+    let out = hotels.into_iter().map(|h| of.hotel(h)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()).at_supply_position(supply_position))
+}
 
-    let mut out = Vec::with_capacity(hotels.len());
-    for h in hotels {
-        let room_types = room_types(&h.code, rooms.remove(&h.code).unwrap_or_default(), &mut allotments)?;
-        let hotel_images =
-            hotel_images(&h.code, images.remove(&h.code).unwrap_or_default(), &mut files, &mut image_texts)?;
+/// The rows of every hotel's parts, by hotel (and image or room type), each taken by the hotel
+/// it belongs to.
+struct OfHotels {
+    texts: HashMap<String, Vec<HotelTextRow>>,
+    lines: HashMap<String, Vec<HotelLineRow>>,
+    phones: HashMap<String, Vec<PhoneRow>>,
+    emails: HashMap<String, Vec<HotelLineRow>>,
+    rooms: HashMap<String, Vec<RoomTypeRow>>,
+    rates: HashMap<String, Vec<RateRow>>,
+    images: HashMap<String, Vec<ImageRow>>,
+    files: HashMap<(String, i64), Vec<ImageFileRow>>,
+    image_texts: HashMap<(String, i64), Vec<ImageTextRow>>,
+    allotments: HashMap<(String, String), Vec<AllotmentRow>>,
+    rules: HashMap<String, Vec<CancelRuleRow>>,
+    supply: HashMap<String, HotelSupply>,
+}
+
+impl OfHotels {
+    /// A hotel from its row and its parts' rows.
+    fn hotel(&mut self, h: HotelRow) -> Result<Hotel, StoreError> {
+        let room_types = room_types(&h.code, self.rooms.remove(&h.code).unwrap_or_default(), &mut self.allotments)?;
+        let hotel_images = hotel_images(
+            &h.code,
+            self.images.remove(&h.code).unwrap_or_default(),
+            &mut self.files,
+            &mut self.image_texts,
+        )?;
         let time_zone = h
             .time_zone
             .parse()
             .map_err(|_| StoreError::Data(format!("hotel {}: time zone {:?}", h.code, h.time_zone)))?;
-        out.push(Hotel {
-            texts: texts
+        Ok(Hotel {
+            texts: self
+                .texts
                 .remove(&h.code)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|t| (t.language, HotelText { description: t.description, country_name: t.country_name }))
                 .collect(),
-            address_lines: lines.remove(&h.code).unwrap_or_default().into_iter().map(|l| l.line).collect(),
-            phones: phones
+            address_lines: self.lines.remove(&h.code).unwrap_or_default().into_iter().map(|l| l.line).collect(),
+            phones: self
+                .phones
                 .remove(&h.code)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|p| Phone { number: p.number, tech_type: p.tech_type })
                 .collect(),
-            emails: emails.remove(&h.code).unwrap_or_default().into_iter().map(|e| e.line).collect(),
+            emails: self.emails.remove(&h.code).unwrap_or_default().into_iter().map(|e| e.line).collect(),
             rooms: room_types,
-            rates: rates
+            rates: self
+                .rates
                 .remove(&h.code)
                 .unwrap_or_default()
                 .into_iter()
@@ -194,9 +225,9 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
                 })
                 .collect(),
             images: hotel_images,
-            cancellation: policy_repo::policy(rules.remove(&h.code).unwrap_or_default())?,
+            cancellation: policy_repo::policy(self.rules.remove(&h.code).unwrap_or_default())?,
             position: h.latitude.zip(h.longitude),
-            supply: std::sync::Arc::new(supply.remove(&h.code).unwrap_or_default()),
+            supply: std::sync::Arc::new(self.supply.remove(&h.code).unwrap_or_default()),
             code: h.code,
             name: h.name,
             code_context: h.code_context,
@@ -211,9 +242,8 @@ pub(crate) async fn load_catalogue(c: &mut Conn<'_>) -> Result<Catalogue, StoreE
             region: h.region,
             last_modified: h.last_modified,
             time_zone,
-        });
+        })
     }
-    Ok(Catalogue::new(out, boards.into_iter().map(|b| (b.code, b.name)).collect()).at_supply_position(supply_position))
 }
 
 /// A stored room count.
@@ -376,6 +406,21 @@ pub(crate) async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), Sto
         )
         .await?;
     }
+    insert_rooms(c, h).await?;
+    for r in &h.rates {
+        c.execute(
+            "INSERT INTO hotel_rate (hotel_code, room_code, board_code, currency, start_date, end_date, nightly_amount)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[&h.code, &r.room, &r.board, &r.currency, &r.from, &r.to, &r.nightly],
+        )
+        .await?;
+    }
+    insert_images(c, h).await?;
+    Ok(())
+}
+
+/// Inserts a hotel's room types, with their allotments and texts.
+async fn insert_rooms(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     for (pos, r) in h.rooms.iter().enumerate() {
         c.execute(
             "INSERT INTO hotel_room_type (hotel_code, code, position, units, max_guests) VALUES ($1, $2, $3, $4, $5)",
@@ -397,14 +442,11 @@ pub(crate) async fn replace_hotel(c: &mut Conn<'_>, h: &Hotel) -> Result<(), Sto
             .await?;
         }
     }
-    for r in &h.rates {
-        c.execute(
-            "INSERT INTO hotel_rate (hotel_code, room_code, board_code, currency, start_date, end_date, nightly_amount)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[&h.code, &r.room, &r.board, &r.currency, &r.from, &r.to, &r.nightly],
-        )
-        .await?;
-    }
+    Ok(())
+}
+
+/// Inserts a hotel's images, with their files and texts.
+async fn insert_images(c: &mut Conn<'_>, h: &Hotel) -> Result<(), StoreError> {
     for (pos, img) in h.images.iter().enumerate() {
         let pos = pos as i64;
         c.execute(

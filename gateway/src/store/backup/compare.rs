@@ -225,69 +225,7 @@ pub(super) fn report(
     );
     let mut sent_to: BTreeSet<String> = BTreeSet::new();
     for (n, (b, old)) in differing.iter().enumerate() {
-        let _ = writeln!(
-            r,
-            "\n[{}] {} booking Internal {} Client {} partner {}",
-            n + 1,
-            b.kind,
-            b.internal,
-            b.client,
-            b.partner
-        );
-        match old {
-            None => {
-                let _ =
-                    writeln!(r, "    DROPPED: not in the backup (status now {}, last changed {})", b.status, b.updated);
-            }
-            Some(old) => {
-                let _ = writeln!(
-                    r,
-                    "    OLDER IN THE BACKUP: restored as {} (changed {}); now {} (changed {})",
-                    old.status, old.updated, b.status, b.updated
-                );
-            }
-        }
-        let places: Vec<String> = b
-            .places
-            .iter()
-            .map(|p| match current.suppliers.get(p) {
-                Some(s) => format!("{p} (supplier {s})"),
-                None => p.clone(),
-            })
-            .collect();
-        let _ = writeln!(r, "    hotels/activity: {}", if places.is_empty() { "-".into() } else { places.join(", ") });
-        let key = (b.kind, b.internal.clone());
-        let before: BTreeSet<(String, i64, String)> =
-            backup.events.get(&key).into_iter().flatten().map(|e| (e.hotel.clone(), e.seq, e.state.clone())).collect();
-        let events = current.events.get(&key).map(Vec::as_slice).unwrap_or_default();
-        if events.is_empty() {
-            let _ = writeln!(r, "    outbox: no event (no supplier for its hotels): only the partner holds it");
-        }
-        for e in events {
-            let in_backup = before.contains(&(e.hotel.clone(), e.seq, e.state.clone()));
-            let what = match (e.state.as_str(), in_backup) {
-                (_, true) => "in the backup as it is".to_string(),
-                ("delivered", false) => {
-                    sent_to.insert(e.supplier.clone());
-                    format!(
-                        "SENT to the supplier after the backup (delivered {})",
-                        e.delivered_at.map(millis_text).unwrap_or_else(|| "-".into())
-                    )
-                }
-                (state, false) => format!("not sent yet ({state}): the supplier never had it"),
-            };
-            let _ = writeln!(
-                r,
-                "    outbox event {}: {} #{} for {} to supplier {}: {what}",
-                e.id, e.kind, e.seq, e.hotel, e.supplier
-            );
-        }
-        let _ = writeln!(r, "    data (to re-enter it):");
-        if let Some(rows) = current.rows.get(&key) {
-            for line in rows {
-                let _ = writeln!(r, "      {line}");
-            }
-        }
+        write_differing(&mut r, n + 1, b, *old, current, backup, &mut sent_to);
     }
     let back: Vec<&Booking> =
         backup.bookings.iter().filter(|(k, _)| !current.bookings.contains_key(*k)).map(|(_, b)| b).collect();
@@ -327,6 +265,74 @@ pub(super) fn report(
         "- Events the backup held as pending are sent again by the restarted gateway (suppliers drop repeats by their MessageID): see `ota-gateway outbox list`, and `ota-gateway outbox retry --all-parked` for parked ones."
     );
     (r, differing.len())
+}
+
+/// One booking of the current database the backup does not have as it is: what the restore
+/// drops, where it was sent, and its data (the suppliers it was sent to are added to `sent_to`).
+fn write_differing(
+    r: &mut String,
+    n: usize,
+    b: &Booking,
+    old: Option<&Booking>,
+    current: &Side,
+    backup: &Side,
+    sent_to: &mut BTreeSet<String>,
+) {
+    let _ =
+        writeln!(r, "\n[{}] {} booking Internal {} Client {} partner {}", n, b.kind, b.internal, b.client, b.partner);
+    match old {
+        None => {
+            let _ = writeln!(r, "    DROPPED: not in the backup (status now {}, last changed {})", b.status, b.updated);
+        }
+        Some(old) => {
+            let _ = writeln!(
+                r,
+                "    OLDER IN THE BACKUP: restored as {} (changed {}); now {} (changed {})",
+                old.status, old.updated, b.status, b.updated
+            );
+        }
+    }
+    let places: Vec<String> = b
+        .places
+        .iter()
+        .map(|p| match current.suppliers.get(p) {
+            Some(s) => format!("{p} (supplier {s})"),
+            None => p.clone(),
+        })
+        .collect();
+    let _ = writeln!(r, "    hotels/activity: {}", if places.is_empty() { "-".into() } else { places.join(", ") });
+    let key = (b.kind, b.internal.clone());
+    let before: BTreeSet<(String, i64, String)> =
+        backup.events.get(&key).into_iter().flatten().map(|e| (e.hotel.clone(), e.seq, e.state.clone())).collect();
+    let events = current.events.get(&key).map(Vec::as_slice).unwrap_or_default();
+    if events.is_empty() {
+        let _ = writeln!(r, "    outbox: no event (no supplier for its hotels): only the partner holds it");
+    }
+    for e in events {
+        let in_backup = before.contains(&(e.hotel.clone(), e.seq, e.state.clone()));
+        let what = match (e.state.as_str(), in_backup) {
+            (_, true) => "in the backup as it is".to_string(),
+            ("delivered", false) => {
+                sent_to.insert(e.supplier.clone());
+                format!(
+                    "SENT to the supplier after the backup (delivered {})",
+                    e.delivered_at.map(millis_text).unwrap_or_else(|| "-".into())
+                )
+            }
+            (state, false) => format!("not sent yet ({state}): the supplier never had it"),
+        };
+        let _ = writeln!(
+            r,
+            "    outbox event {}: {} #{} for {} to supplier {}: {what}",
+            e.id, e.kind, e.seq, e.hotel, e.supplier
+        );
+    }
+    let _ = writeln!(r, "    data (to re-enter it):");
+    if let Some(rows) = current.rows.get(&key) {
+        for line in rows {
+            let _ = writeln!(r, "      {line}");
+        }
+    }
 }
 
 /// Fills in the rows of the bookings that disagree, read from the current database.

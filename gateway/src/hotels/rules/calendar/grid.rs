@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::UNKNOWN_SOURCE;
 use crate::hotels::booking::{Night, Rooms};
-use crate::hotels::catalogue::Hotel;
+use crate::hotels::catalogue::{Hotel, Rate};
 use crate::hotels::supply::{EVERY_PLAN, Restriction, SetBy, Sourced, SourcedSupply};
 
 /// Who set a cell last, as shown.
@@ -164,6 +164,52 @@ fn newer<'a>(a: Option<&'a Sourced>, b: Option<&'a Sourced>) -> Option<&'a Sourc
     }
 }
 
+/// One night's restrictions of a room type and rate plan: the plan's own or those set for
+/// every plan, the newer of each kind.
+fn restrictions_night(own: Option<&ByDay<'_>>, every: Option<&ByDay<'_>>, n: NaiveDate) -> RestrictionsNight {
+    let mut out = RestrictionsNight::default();
+    let mut newest: Option<&SetBy> = None;
+    for kind in Restriction::ALL {
+        let own = own.and_then(|m| m.get(&(n, kind)).copied());
+        let every = every.and_then(|m| m.get(&(n, kind)).copied());
+        let Some((value, by)) = newer(own, every) else { continue };
+        if newest.is_none_or(|m| m.stamp < by.stamp) {
+            newest = Some(by);
+        }
+        match kind {
+            Restriction::Closed => out.closed = value.is_some_and(|v| v > 0),
+            Restriction::ClosedToArrival => out.closed_to_arrival = value.is_some_and(|v| v > 0),
+            Restriction::ClosedToDeparture => out.closed_to_departure = value.is_some_and(|v| v > 0),
+            Restriction::MinStay => out.min_stay = *value,
+            Restriction::MaxStay => out.max_stay = *value,
+        }
+    }
+    out.set = newest.map(Source::of);
+    out
+}
+
+/// One night's amount of a room type, rate plan and currency: the supplied amount for any
+/// number of guests, else the content's rate of that night; with the amounts per number of
+/// guests supplied.
+fn amount_night(by_night: Option<&ByNight<'_>>, content: &[&Rate], n: NaiveDate) -> AmountNight {
+    let supplied = by_night.and_then(|m| m.get(&n).copied());
+    let any = supplied.and_then(|a| a.iter().find(|(g, _, _)| *g == 0));
+    let amount = any
+        .map(|(_, a, _)| *a)
+        .or_else(|| content.iter().filter(|r| r.from <= n && n <= r.to).max_by_key(|r| r.from).map(|r| r.nightly));
+    AmountNight {
+        amount: amount.map(|a| a.to_string()),
+        by_guests: supplied
+            .map(|all| {
+                all.iter()
+                    .map(|(g, a, by)| GuestAmount { guests: *g, amount: a.to_string(), set: Source::of(by) })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        set: any.map(|(_, _, by)| Source::of(by)),
+    }
+}
+
 /// The calendar of `hotel` from `from` to `to` (both included): its content, the supply values
 /// read (`supply`) and the rooms sold (`sold`); only the room type `only` when given.
 pub fn build(
@@ -216,32 +262,7 @@ pub fn build(
             .map(|board| {
                 let own = restricted.get(&(code, board.as_str()));
                 let every = restricted.get(&(code, EVERY_PLAN));
-                let nights = nights
-                    .iter()
-                    .map(|&n| {
-                        let mut out = RestrictionsNight::default();
-                        let mut newest: Option<&SetBy> = None;
-                        for kind in Restriction::ALL {
-                            let own = own.and_then(|m| m.get(&(n, kind)).copied());
-                            let every = every.and_then(|m| m.get(&(n, kind)).copied());
-                            let Some((value, by)) = newer(own, every) else { continue };
-                            if newest.is_none_or(|m| m.stamp < by.stamp) {
-                                newest = Some(by);
-                            }
-                            match kind {
-                                Restriction::Closed => out.closed = value.is_some_and(|v| v > 0),
-                                Restriction::ClosedToArrival => out.closed_to_arrival = value.is_some_and(|v| v > 0),
-                                Restriction::ClosedToDeparture => {
-                                    out.closed_to_departure = value.is_some_and(|v| v > 0)
-                                }
-                                Restriction::MinStay => out.min_stay = *value,
-                                Restriction::MaxStay => out.max_stay = *value,
-                            }
-                        }
-                        out.set = newest.map(Source::of);
-                        out
-                    })
-                    .collect();
+                let nights = nights.iter().map(|&n| restrictions_night(own, every, n)).collect();
                 PlanRestrictions { plan: board, nights }
             })
             .collect();
@@ -254,35 +275,7 @@ pub fn build(
                     .filter(|r| r.room == code && r.board == board && r.currency == currency)
                     .collect();
                 let by_night = priced.get(&(code, board.as_str(), currency.as_str()));
-                let nights = nights
-                    .iter()
-                    .map(|&n| {
-                        let supplied = by_night.and_then(|m| m.get(&n).copied());
-                        let any = supplied.and_then(|a| a.iter().find(|(g, _, _)| *g == 0));
-                        let amount = any.map(|(_, a, _)| *a).or_else(|| {
-                            content
-                                .iter()
-                                .filter(|r| r.from <= n && n <= r.to)
-                                .max_by_key(|r| r.from)
-                                .map(|r| r.nightly)
-                        });
-                        AmountNight {
-                            amount: amount.map(|a| a.to_string()),
-                            by_guests: supplied
-                                .map(|all| {
-                                    all.iter()
-                                        .map(|(g, a, by)| GuestAmount {
-                                            guests: *g,
-                                            amount: a.to_string(),
-                                            set: Source::of(by),
-                                        })
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            set: any.map(|(_, _, by)| Source::of(by)),
-                        }
-                    })
-                    .collect();
+                let nights = nights.iter().map(|&n| amount_night(by_night, &content, n)).collect();
                 PlanAmounts { plan: board, currency, nights }
             })
             .collect();
