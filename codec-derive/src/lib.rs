@@ -606,3 +606,86 @@ fn is_dialect(dialects: &[Ident]) -> Tokens {
     let tests = dialects.iter().map(|d| quote!(w.dialect() == super::Dialect::#d.into()));
     quote!(#(#tests)||*)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn codec(item: &str) -> syn::Result<Codec> {
+        Codec::read(&syn::parse_str::<DeriveInput>(item).expect("a struct"))
+    }
+
+    /// The generated code without spaces, so a test names a statement as it reads.
+    fn flat(tokens: Tokens) -> String {
+        tokens.to_string().replace(' ', "")
+    }
+
+    const ROOT: &str = r#"
+        #[codec(schema = OTA_PING_RQ, version_in(Ota2016b = "2016.1"))]
+        struct OtaPingRq {
+            #[yaserde(attribute = true, rename = "Version")]
+            #[codec(value = VERSION_NUMBER, version)]
+            version: String,
+            #[yaserde(attribute = true, rename = "EchoToken")]
+            #[codec(value = rt::schema::XS_STRING, also = "Echo")]
+            echo_token: Option<String>,
+            #[yaserde(prefix = "ota", rename = "POS")]
+            pos: Pos,
+            #[yaserde(prefix = "ota", rename = "Comment")]
+            #[codec(simple, omitted(Service), written(Ota2016b = "Remark"))]
+            comment: Vec<String>,
+        }
+    "#;
+
+    #[test]
+    fn fields_are_bound_by_their_names() {
+        let decode = flat(codec(ROOT).unwrap().decode());
+        assert!(decode.contains("constDESC:&rt::schema::ComplexDesc=&schema::OTA_PING_RQ;"), "{decode}");
+        // The version checked against the message's, a required attribute bound once.
+        assert!(
+            decode.contains(
+                r#""Version"=>rt::set(&mutout.version,cx.version(&attr,&schema::VERSION_NUMBER,<Selfasrt::Message>::VERSION)?)"#
+            ),
+            "{decode}"
+        );
+        assert!(decode.contains("cx.required_attributes(node,DESC)?;"), "{decode}");
+        // Another name of an attribute, and the name a dialect writes it under, read too (once).
+        assert!(
+            decode.contains(r#""EchoToken"|"Echo"=>{cx.once(node,&attr,DESC)?;out.echo_token=cx.value(&attr,&rt::schema::XS_STRING)?;}"#),
+            "{decode}"
+        );
+        assert!(decode.contains(r#""POS"=>rt::set(&mutout.pos,cx.element(&next,rt::Decode::decode)?),"#), "{decode}");
+        assert!(decode.contains(r#""Comment"=>rt::push(&mutout.comment,cx.simple(&next)?),"#), "{decode}");
+    }
+
+    #[test]
+    fn each_dialect_writes_its_forms() {
+        let encode = flat(codec(ROOT).unwrap().encode());
+        // The service's version as the other dialect writes it.
+        assert!(
+            encode.contains(r#"ifw.dialect()==super::Dialect::Ota2016b.into()&&self.version==<Selfasrt::Message>::VERSION{w.attr("Version",&"2016.1");}else{w.attr("Version",&self.version);}"#),
+            "{encode}"
+        );
+        // Omitted by one dialect, renamed by another, in the order declared.
+        assert!(
+            encode.contains(r#"if!(w.dialect()==super::Dialect::Service.into()){ifw.dialect()==super::Dialect::Ota2016b.into(){forvin&self.comment{w.simple("Remark",v);}}else{forvin&self.comment{w.simple("Comment",v);}}}"#),
+            "{encode}"
+        );
+        let default = flat(codec(ROOT).unwrap().message_default());
+        assert!(default.contains("version:<Selfasrt::Message>::VERSION.to_string(),"), "{default}");
+        assert!(default.contains("pos:Default::default(),"), "{default}");
+    }
+
+    #[test]
+    fn what_the_derives_cannot_know_is_an_error() {
+        let no_schema = "struct A { #[yaserde(attribute = true, rename = \"X\")] #[codec(value = T)] x: String }";
+        assert!(codec(no_schema).err().unwrap().to_string().contains("schema = NAME"));
+        let no_value = "#[codec(schema = A)] struct A { #[yaserde(attribute = true, rename = \"X\")] x: String }";
+        assert!(codec(no_value).err().unwrap().to_string().contains("value = .."));
+        let no_name = "#[codec(schema = A)] struct A { #[yaserde(prefix = \"ota\")] x: String }";
+        assert!(codec(no_name).err().unwrap().to_string().contains("rename"));
+        let unknown = "#[codec(schema = A, sideways)] struct A {}";
+        assert!(codec(unknown).err().unwrap().to_string().contains("unknown codec attribute"));
+    }
+}
