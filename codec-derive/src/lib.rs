@@ -127,9 +127,12 @@ fn dialect_values(meta: &ParseNestedMeta, out: &mut Vec<(Ident, LitStr)>) -> syn
     })
 }
 
+/// `Option<T>` is optional, `Vec<T>` repeated, anything else required (a spec type of the name
+/// `Option` or `Vec` has no type argument).
 fn multiplicity(ty: &Type) -> Multiplicity {
     if let Type::Path(p) = ty
         && let Some(last) = p.path.segments.last()
+        && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))
     {
         if last.ident == "Option" {
             return Multiplicity::Optional;
@@ -675,6 +678,16 @@ mod tests {
         let default = flat(codec(ROOT).unwrap().message_default());
         assert!(default.contains("version:<Selfasrt::Message>::VERSION.to_string(),"), "{default}");
         assert!(default.contains("pos:Default::default(),"), "{default}");
+    }
+
+    #[test]
+    fn multiplicity_is_read_from_the_type() {
+        let ty = |t: &str| multiplicity(&syn::parse_str::<Type>(t).unwrap());
+        assert!(ty("Option<Box<Pos>>") == Multiplicity::Optional);
+        assert!(ty("Vec<String>") == Multiplicity::Many);
+        assert!(ty("Pos") == Multiplicity::One);
+        // A spec type that happens to be called so.
+        assert!(ty("Option") == Multiplicity::One && ty("super::common::Vec") == Multiplicity::One);
     }
 
     #[test]
