@@ -1,6 +1,6 @@
 //! Authentication from the POS: the credentials' `Source` (RequestorID Type 88 with `ID` and
 //! `MessagePassword`) and the requestor's `Source` of the same `ID` (Type 22 with `ID_Context`,
-//! optional `Instance`), in any order among up to ten sources — checked against the requestors
+//! optional `Instance`), the one such pair, in any order among up to ten sources — checked against the requestors
 //! of the content snapshot and the client's address. The other sources are not used (a success
 //! names them in Warnings, [`unused_sources`]).
 //!
@@ -63,11 +63,11 @@ struct Presented<'a> {
     password: &'a str,
 }
 
-/// Reads the credentials' source (RequestorID Type 88 with an `ID` and a `MessagePassword`,
-/// exactly one) and the requestor's source it names (Type 22 with the same `ID`, exactly one),
-/// or `None` when the POS does not have them. Other sources (OpenTravel allows ten: a
-/// GDS-derived client adds its own, of its own Types or another Type 22 of another ID) and a
-/// password on the requestor's source are not used ([`unused_sources`]).
+/// Reads the credentials' source (RequestorID Type 88 with an `ID` and a `MessagePassword`) and
+/// the requestor's source of the same `ID` (Type 22), or `None` when the POS does not have
+/// exactly one such pair. Other sources (OpenTravel allows ten: a GDS-derived client adds its
+/// own, of its own Types, another Type 22 or Type 88 of another ID) and a password on the
+/// requestor's source are not used ([`unused_sources`]).
 fn presented(pos: &Pos) -> Option<Presented<'_>> {
     let (who, creds) = used_sources(pos)?;
     let (who, creds) = (&pos.source[who].requestor_id, &pos.source[creds].requestor_id);
@@ -76,28 +76,37 @@ fn presented(pos: &Pos) -> Option<Presented<'_>> {
     Some(Presented { id: &who.id, id_context, instance: who.instance.as_ref().map(|i| i.as_str()), password })
 }
 
-/// The indices of the requestor's source and of the credentials' source, as [`presented`]
-/// reads them: the one Type 88 source with an `ID` and a password, and the one Type 22 source of
-/// that `ID`.
-fn used_sources(pos: &Pos) -> Option<(usize, usize)> {
-    fn one(mut found: impl Iterator<Item = usize>) -> Option<usize> {
-        match (found.next(), found.next()) {
-            (Some(one), None) => Some(one),
-            _ => None,
-        }
+/// The only item of `items`, if there is exactly one.
+fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    match (items.next(), items.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
     }
-    // A Source without a RequestorID (optional in 2016B) is read with an empty one.
-    let ids = || pos.source.iter().map(|s| &s.requestor_id).enumerate();
-    let creds = one(ids()
-        .filter(|(_, r)| {
-            r.r#type == RequestorIdCode::MessageCredentials
-                && !r.id.is_empty()
-                && r.message_password.as_deref().is_some_and(|p| !p.is_empty())
-        })
-        .map(|(i, _)| i))?;
-    let id = &pos.source[creds].requestor_id.id;
-    let who = one(ids().filter(|(_, r)| r.r#type == RequestorIdCode::Requestor && r.id == *id).map(|(i, _)| i))?;
-    Some((who, creds))
+}
+
+/// The indices of the requestor's source and of the credentials' source, as [`presented`]
+/// reads them: the one pair of a Type 88 source with an `ID` and a password and a Type 22
+/// source of that `ID`, each the only one of its Type with that `ID` (two pairs, or two sources
+/// of one Type and `ID`, name no single requestor).
+fn used_sources(pos: &Pos) -> Option<(usize, usize)> {
+    // The sources whose RequestorID is of Type `t` and `ID` `id` (a Source without a
+    // RequestorID, optional in 2016B, is read with an empty one).
+    fn of<'p>(pos: &'p Pos, t: RequestorIdCode, id: &'p str) -> impl Iterator<Item = usize> + 'p {
+        pos.source
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| s.requestor_id.r#type == t && s.requestor_id.id == id)
+            .map(|(i, _)| i)
+    }
+    let pairs = pos.source.iter().map(|s| &s.requestor_id).enumerate().filter_map(|(creds, r)| {
+        let password = r.message_password.as_deref().is_some_and(|p| !p.is_empty());
+        if r.r#type != RequestorIdCode::MessageCredentials || r.id.is_empty() || !password {
+            return None;
+        }
+        only(of(pos, RequestorIdCode::MessageCredentials, &r.id))?;
+        Some((only(of(pos, RequestorIdCode::Requestor, &r.id))?, creds))
+    });
+    only(pairs)
 }
 
 /// The 1-based positions of the POS's sources that authentication does not read (all but the

@@ -248,12 +248,13 @@ async fn official_requests_are_never_malformed(b: Backend) {
 
 /// The POS of `xml` as a GDS-derived client sends it: the agency's own source first (a Type 22
 /// RequestorID of another ID, `AgentSine`, `PseudoCityCode`, `BookingChannel`), a source without
-/// a RequestorID, then the partner's two sources in the other order (credentials first).
+/// a RequestorID, credentials of a third ID (a Type 88 with a password, no Type 22 of its ID),
+/// then the partner's two sources in the other order (credentials first).
 fn gds_pos(xml: &str) -> String {
     let (start, end) = (xml.find("<POS>").unwrap() + "<POS>".len(), xml.find("</POS>").unwrap());
     let sources: Vec<&str> = xml[start..end].split_inclusive("</Source>").filter(|s| !s.trim().is_empty()).collect();
     assert_eq!(sources.len(), 2, "a base's POS: {}", &xml[start..end]);
-    let agency = r#"<Source AgentSine="A1B2C3" PseudoCityCode="X9Y" ISOCountry="ES"><RequestorID Type="22" ID="AGENCY-77" ID_Context="GDS"/><BookingChannel Type="1" Primary="true"/></Source><Source ISOCurrency="EUR"/>"#;
+    let agency = r#"<Source AgentSine="A1B2C3" PseudoCityCode="X9Y" ISOCountry="ES"><RequestorID Type="22" ID="AGENCY-77" ID_Context="GDS"/><BookingChannel Type="1" Primary="true"/></Source><Source ISOCurrency="EUR"/><Source><RequestorID Type="88" ID="ERSP-9" MessagePassword="x1"/></Source>"#;
     format!("{}{agency}{}{}{}", &xml[..start], sources[1].trim(), sources[0].trim(), &xml[end..])
 }
 
@@ -275,16 +276,17 @@ async fn a_gds_pos_authenticates_by_its_credentials(b: Backend) {
         assert!(!body.contains(r#"<Error Type="4""#), "{root}: the partner's credentials were not found: {body}");
         if !body.contains("<Errors>") {
             succeeded += 1;
-            for n in [1, 2] {
+            for n in [1, 2, 3] {
                 let said = format!("/{root}/POS/Source[{n}] is not used by this service");
                 assert!(body.contains(&said), "{root}: no Warning names Source[{n}]: {body}");
             }
-            assert!(!body.contains("POS/Source[3]") && !body.contains("POS/Source[4]"), "{root}: {body}");
+            assert!(!body.contains("POS/Source[4]") && !body.contains("POS/Source[5]"), "{root}: {body}");
         }
         roots += 1;
     }
     assert!(roots >= 12 && succeeded == roots, "{succeeded} of {roots} roots succeeded");
-    // Credentials naming two requestor sources (two contexts: which one?), or none.
+    // Credentials naming two requestor sources (two contexts: which one?), none, two
+    // credentials of the partner's ID, or two complete pairs (which requestor?).
     let base = crate::ota_partner::descriptive_info();
     let (id, context, _) = OTA_DEMO;
     for (what, extra) in [
@@ -293,6 +295,14 @@ async fn a_gds_pos_authenticates_by_its_credentials(b: Backend) {
             format!(r#"<Source><RequestorID Type="22" ID="{id}" ID_Context="OTHER"/></Source>"#),
         ),
         ("no requestor source of the credentials' ID", String::new()),
+        (
+            "a second credentials source of the same ID",
+            format!(r#"<Source><RequestorID Type="88" ID="{id}" MessagePassword="other"/></Source>"#),
+        ),
+        (
+            "a second complete pair",
+            r#"<Source><RequestorID Type="22" ID="AGENCY-77" ID_Context="GDS"/></Source><Source><RequestorID Type="88" ID="AGENCY-77" MessagePassword="x1"/></Source>"#.to_string(),
+        ),
     ] {
         let xml = if extra.is_empty() {
             base.replace(
