@@ -338,8 +338,9 @@ backend_tests!(
     places_stay_right_across_imports
 );
 
-/// On PostgreSQL a booking's rows after its first, its outbox event and its history row are
-/// sent with the transaction's next statement (issue 32: many writes, one round trip). When
+/// On PostgreSQL a booking's rows after its first (a hotel booking's or an activity
+/// booking's), its outbox event and its history row are sent with the transaction's next
+/// statement (issue 32: many writes, one round trip). When
 /// one of them fails — with the rooms' update, or just before the commit — the Commit stores
 /// nothing (no booking, no rooms sold, no outbox event, its Client reference free) and is
 /// answered with an error; once the cause is gone, the same Commit books.
@@ -354,6 +355,7 @@ async fn postgres_a_held_write_that_fails_undoes_the_whole_commit() {
         let mut out = Vec::new();
         for sql in [
             "SELECT count(*) FROM hotel_booking",
+            "SELECT count(*) FROM activity_booking",
             "SELECT count(*) FROM client_reference WHERE client_ref LIKE 'HELD-%'",
             "SELECT count(*) FROM outbox_event",
             "SELECT coalesce(sum(rooms), 0)::bigint FROM hotel_rooms_sold WHERE hotel_code = 'HTL00042'",
@@ -368,23 +370,34 @@ async fn postgres_a_held_write_that_fails_undoes_the_whole_commit() {
     )
     .await
     .unwrap();
-    for (table, client_ref) in [("hotel_booking_room_guest", "HELD-1"), ("booking_history", "HELD-2")] {
+    // A hotel Commit's room guest and history rows, an activity Commit's participant and pickup.
+    for (table, client_ref) in [
+        ("hotel_booking_room_guest", "HELD-1"),
+        ("booking_history", "HELD-2"),
+        ("activity_booking_participant", "HELD-3"),
+        ("activity_booking_pickup", "HELD-4"),
+    ] {
         pg.batch_execute(&format!(
             "CREATE TRIGGER refuse BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION refuse()"
         ))
         .await
         .unwrap();
-        let xml = crate::outbox::hotel_commit(client_ref, night, "HTL00042", "RMSD000000");
+        let (path, xml) = if table.starts_with("activity") {
+            ("/activitybook", crate::outbox::activity_commit(client_ref, day(40)))
+        } else {
+            ("/hotelbook", crate::outbox::hotel_commit(client_ref, night, "HTL00042", "RMSD000000"))
+        };
         let unrefused = stored().await;
-        let (_, _, body) = server.client().send_raw("/hotelbook", xml.clone(), XML).await.unwrap();
+        let (_, _, body) = server.client().send_raw(path, xml.clone(), XML).await.unwrap();
         assert!(body.contains("<Errors>") && !body.contains("<Success"), "{table}: {body}");
         assert_eq!(stored().await, unrefused, "{table} refused: nothing of the Commit stored");
         pg.batch_execute(&format!("DROP TRIGGER refuse ON {table}")).await.unwrap();
-        let (_, _, body) = server.client().send_raw("/hotelbook", xml, XML).await.unwrap();
+        let (_, _, body) = server.client().send_raw(path, xml, XML).await.unwrap();
         assert!(body.contains("<Success"), "{table} no longer refused: {body}");
     }
     let after = stored().await;
-    assert_eq!(after[0] - before[0], 2, "two bookings");
-    assert_eq!(after[1], 2, "two Client references");
-    assert_eq!(after[3] - before[3], 2, "two rooms sold");
+    assert_eq!(after[0] - before[0], 2, "two hotel bookings");
+    assert_eq!(after[1] - before[1], 2, "two activity bookings");
+    assert_eq!(after[2], 4, "four Client references");
+    assert_eq!(after[4] - before[4], 2, "two rooms sold");
 }

@@ -195,7 +195,7 @@ pub(crate) fn hotel_commit(client_ref: &str, start: NaiveDate, hotel: &str, room
 }
 
 /// An activity Commit with a pickup at HTL00042 (the Drach caves with transfer).
-fn activity_commit(client_ref: &str, date: NaiveDate) -> String {
+pub(crate) fn activity_commit(client_ref: &str, date: NaiveDate) -> String {
     let pos = pos("DEMO", "DEMO-DIST", "demo-password");
     format!(
         r#"<OTA_TourActivityBookRQ xmlns="http://www.opentravel.org/OTA/2003/05" Version="2011.2" ResStatus="Commit">{pos}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A" SupplierServiceCode="TRF"/><ParticipantInfo><Category QualifierInfo="10"/><Individual Age="40" ParticipantID="1"><Surname>P1</Surname></Individual></ParticipantInfo><Schedule Start="{date}T00:00:00" End="{date}T23:59:59"/><PickupDropoff LocationName="HTL00042" PickupInd="true"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{client_ref}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#

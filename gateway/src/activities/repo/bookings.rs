@@ -84,41 +84,43 @@ pub(crate) async fn insert(
             ],
         )
         .await?;
+    // The child rows travel with the transaction's next statement ([`Conn::execute_later`]).
     for (position, p) in b.participants.iter().enumerate() {
-        c.execute(
+        c.execute_later(
             "INSERT INTO activity_booking_participant (booking_id, participant_id, position, category, age, name_prefix, given_name, surname, amount, surname_key)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            &[
-                &id,
-                &p.participant_id,
-                &(position as i64),
-                &p.category,
-                &p.age,
-                &p.name_prefix,
-                &p.given_name,
-                &p.surname,
-                &p.amount,
-                &p.surname.as_deref().map(history::surname_key),
+            vec![
+                Box::new(id),
+                Box::new(p.participant_id),
+                Box::new(position as i64),
+                Box::new(p.category.clone()),
+                Box::new(p.age),
+                Box::new(p.name_prefix.clone()),
+                Box::new(p.given_name.clone()),
+                Box::new(p.surname.clone()),
+                Box::new(p.amount),
+                Box::new(p.surname.as_deref().map(history::surname_key)),
             ],
         )
         .await?;
     }
     if let Some(pk) = &b.pickup {
-        c.execute(
+        c.execute_later(
             "INSERT INTO activity_booking_pickup (booking_id, date_time, location_name, pickup_ind) VALUES ($1, $2, $3, $4)",
-            &[&id, &pk.date_time, &pk.location_name, &pk.pickup_ind],
+            vec![Box::new(id), Box::new(pk.date_time), Box::new(pk.location_name.clone()), Box::new(pk.pickup_ind)],
         )
         .await?;
     }
     Ok(id)
 }
 
-/// Fixes the penalties of a booking's cancellation policy into it.
+/// Fixes the penalties of a booking's cancellation policy into it (written with the
+/// transaction's next statement).
 pub(crate) async fn insert_penalties(c: &mut Conn<'_>, id: i64, penalties: &[Penalty]) -> Result<(), StoreError> {
     for (position, p) in penalties.iter().enumerate() {
-        c.execute(
+        c.execute_later(
             "INSERT INTO activity_booking_penalty (booking_id, position, deadline, percent) VALUES ($1, $2, $3, $4)",
-            &[&id, &(position as i64), &p.deadline, &p.percent],
+            vec![Box::new(id), Box::new(position as i64), Box::new(p.deadline), Box::new(p.percent)],
         )
         .await?;
     }
