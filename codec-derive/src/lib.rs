@@ -127,21 +127,25 @@ fn dialect_values(meta: &ParseNestedMeta, out: &mut Vec<(Ident, LitStr)>) -> syn
     })
 }
 
+/// The name of a generic type and its first type argument: `("Option", T)` of `Option<T>`.
+fn generic(ty: &Type) -> Option<(&Ident, &Type)> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some((&last.ident, t)),
+        _ => None,
+    }
+}
+
 /// `Option<T>` is optional, `Vec<T>` repeated, anything else required (a spec type of the name
 /// `Option` or `Vec` has no type argument).
 fn multiplicity(ty: &Type) -> Multiplicity {
-    if let Type::Path(p) = ty
-        && let Some(last) = p.path.segments.last()
-        && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))
-    {
-        if last.ident == "Option" {
-            return Multiplicity::Optional;
-        }
-        if last.ident == "Vec" {
-            return Multiplicity::Many;
-        }
+    match generic(ty) {
+        Some((name, _)) if name == "Option" => Multiplicity::Optional,
+        Some((name, _)) if name == "Vec" => Multiplicity::Many,
+        _ => Multiplicity::One,
     }
-    Multiplicity::One
 }
 
 impl Codec {
@@ -151,16 +155,7 @@ impl Codec {
         };
         let mut schema = None;
         let (mut skipped, mut empty, mut text) = (false, false, None);
-        let mut codec = Codec {
-            name: input.ident.clone(),
-            schema: input.ident.clone(),
-            content: Content::Sequence,
-            empty_text: Vec::new(),
-            text_attribute: None,
-            text_list: None,
-            version_in: Vec::new(),
-            fields: Vec::new(),
-        };
+        let (mut empty_text, mut version_in, mut text_attribute, mut text_list) = (Vec::new(), Vec::new(), None, None);
         for attr in input.attrs.iter().filter(|a| a.path().is_ident("codec")) {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("schema") {
@@ -172,9 +167,9 @@ impl Codec {
                 } else if meta.path.is_ident("text") {
                     text = Some(descriptor(&meta)?);
                 } else if meta.path.is_ident("empty_text") {
-                    dialect_values(&meta, &mut codec.empty_text)?;
+                    dialect_values(&meta, &mut empty_text)?;
                 } else if meta.path.is_ident("version_in") {
-                    dialect_values(&meta, &mut codec.version_in)?;
+                    dialect_values(&meta, &mut version_in)?;
                 } else if meta.path.is_ident("text_attribute") {
                     let (mut name, mut dialects) = (None, Vec::new());
                     meta.parse_nested_meta(|m| {
@@ -186,7 +181,7 @@ impl Codec {
                         Ok(())
                     })?;
                     let name = name.ok_or_else(|| meta.error("text_attribute needs name = \"..\""))?;
-                    codec.text_attribute = Some((name, dialects));
+                    text_attribute = Some((name, dialects));
                 } else if meta.path.is_ident("text_list") {
                     let (mut attr, mut value, mut written) = (None, None, Vec::new());
                     meta.parse_nested_meta(|m| {
@@ -202,27 +197,35 @@ impl Codec {
                     let (Some(attr), Some(value)) = (attr, value) else {
                         return Err(meta.error("text_list needs attr = field and value = PATH"));
                     };
-                    codec.text_list = Some(TextList { attr, value, written });
+                    text_list = Some(TextList { attr, value, written });
                 } else {
                     return Err(meta.error("unknown codec attribute of a type"));
                 }
                 Ok(())
             })?;
         }
-        codec.schema =
+        let schema =
             schema.ok_or_else(|| syn::Error::new_spanned(&input.ident, "#[codec(schema = NAME)] is missing"))?;
-        codec.content = match (skipped, empty, text) {
+        let content = match (skipped, empty, text) {
             (true, _, _) => Content::Skipped,
             (_, true, _) => Content::Empty,
             (_, _, Some(t)) => Content::Text(t),
             _ => Content::Sequence,
         };
-        if let Fields::Named(named) = &data.fields {
-            for f in &named.named {
-                codec.fields.push(Field::read(f)?);
-            }
-        }
-        Ok(codec)
+        let fields = match &data.fields {
+            Fields::Named(named) => named.named.iter().map(Field::read).collect::<syn::Result<_>>()?,
+            _ => Vec::new(),
+        };
+        Ok(Codec {
+            name: input.ident.clone(),
+            schema,
+            content,
+            empty_text,
+            text_attribute,
+            text_list,
+            version_in,
+            fields,
+        })
     }
 
     fn attributes(&self) -> impl Iterator<Item = &Field> {
@@ -347,7 +350,7 @@ impl Codec {
     fn text_list_decode(&self) -> Tokens {
         let (Some(tl), Some(list)) = (&self.text_list, self.elements().next()) else { return quote!() };
         let (attr, value, list_name) = (&tl.attr, &tl.value, &list.ident);
-        let Some(item) = vec_item(&list.ty) else { return quote!() };
+        let Some((_, item)) = generic(&list.ty).filter(|(name, _)| *name == "Vec") else { return quote!() };
         quote! {
             if let Some(values) = cx.text_list(node, &#value)? {
                 cx.check(mark)?;
@@ -461,17 +464,6 @@ impl Codec {
                 }
             }
         }
-    }
-}
-
-/// The item type of a `Vec<T>`.
-fn vec_item(ty: &Type) -> Option<&Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
-    match args.args.first()? {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
     }
 }
 

@@ -776,6 +776,19 @@ impl Model {
         let _ = writeln!(out, "    [{}]", parts.join("; "));
     }
 
+    /// An element field's line, indented by `indent`.
+    fn print_element(&self, out: &mut String, indent: &str, f: &Field) {
+        let _ = writeln!(
+            out,
+            "{indent}<{}> -> {}: {} {}{}",
+            f.xml_name,
+            f.rust_name,
+            self.field_type(&f.ty),
+            Self::occurs(f),
+            Self::forms(f)
+        );
+    }
+
     /// A struct's lines: its root, groups, traits, text forms, attributes and content.
     fn print_struct(&self, out: &mut String, t: &TypeDef, s: &StructDef, origin: &str) {
         let _ = write!(out, "  struct {} <- {}{}", t.rust_name, t.xml_name, origin);
@@ -835,31 +848,13 @@ impl Model {
             Content::Sequence(ps) => {
                 for p in ps {
                     match p {
-                        Particle::Element(f) => {
-                            let _ = writeln!(
-                                out,
-                                "    <{}> -> {}: {} {}{}",
-                                f.xml_name,
-                                f.rust_name,
-                                self.field_type(&f.ty),
-                                Self::occurs(f),
-                                Self::forms(f)
-                            );
-                        }
+                        Particle::Element(f) => self.print_element(out, "    ", f),
                         Particle::Choice { required, branches } => {
                             let _ = writeln!(out, "    choice{}", if *required { "" } else { " (optional)" });
                             for (i, branch) in branches.iter().enumerate() {
                                 let _ = writeln!(out, "      branch {}", i + 1);
                                 for f in branch {
-                                    let _ = writeln!(
-                                        out,
-                                        "        <{}> -> {}: {} {}{}",
-                                        f.xml_name,
-                                        f.rust_name,
-                                        self.field_type(&f.ty),
-                                        Self::occurs(f),
-                                        Self::forms(f)
-                                    );
+                                    self.print_element(out, "        ", f);
                                 }
                             }
                         }

@@ -72,7 +72,8 @@ fn presented(pos: &Pos) -> Option<Presented<'_>> {
     let (who, creds) = used_sources(pos)?;
     let (who, creds) = (&pos.source[who].requestor_id, &pos.source[creds].requestor_id);
     let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;
-    let password = creds.message_password.as_deref().filter(|p| !p.is_empty())?;
+    // Not empty: the pair was chosen so.
+    let password = creds.message_password.as_deref()?;
     Some(Presented { id: &who.id, id_context, instance: who.instance.as_ref().map(|i| i.as_str()), password })
 }
 
