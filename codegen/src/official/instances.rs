@@ -21,7 +21,7 @@
 //! Bases may be templates: [`fill_dates`] turns `{{DAY+N}}` into the date N days after a given
 //! day.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -127,10 +127,29 @@ pub fn random_fill<R: Rng + ?Sized>(
     base: &str,
     rng: &mut R,
 ) -> Result<Variant, InstanceError> {
+    random_fill_where(schema, base, rng, &any_item)
+}
+
+/// A [`random_fill`] that adds only the optional items `allow` takes, each named by its path
+/// as [`Variant::item`] names it, without step numbers (`/OTA_HotelResRQ/POS/Source/@AgentSine`,
+/// `…/TPA_Extensions/*`). Required content of what it adds is added regardless. With the same
+/// random state and an `allow` that takes everything, the result is [`random_fill`]'s.
+pub fn random_fill_where<R: Rng + ?Sized>(
+    schema: &OfficialSchema,
+    base: &str,
+    rng: &mut R,
+    allow: &dyn Fn(&str) -> bool,
+) -> Result<Variant, InstanceError> {
     let (mut tree, root) = parse_base(schema, base)?;
     let mut g = Gen::new(schema, rng);
-    g.fill(&mut tree, root.ty, 0, true);
+    g.allow = allow;
+    let path = format!("/{}", tree.name);
+    g.fill(&mut tree, root.ty, 0, true, &path);
     Ok(Variant { item: "random".to_string(), xml: tree.to_xml() })
+}
+
+fn any_item(_: &str) -> bool {
+    true
 }
 
 /// A minimal valid document of a top-level element: its required attributes and content,
@@ -447,12 +466,50 @@ fn inserted<'a>(names: &[Option<&'a str>], at: usize, key: Option<&'a str>) -> V
 /// Whether a sequence of child elements (an OpenTravel one by name, another as `None`) is
 /// valid for a content model.
 pub(crate) fn accepts(p: &Particle, children: &[Option<&str>]) -> bool {
-    ends(p, children, &BTreeSet::from([0])).contains(&children.len())
+    let mut start = Positions::none(children.len());
+    start.insert(0);
+    ends(p, children, &start).contains(children.len())
+}
+
+/// A set of positions `0..=len` in a sequence of children (a bit set: [`ends`] unites and
+/// compares them for every particle of a content model).
+#[derive(Clone, PartialEq, Eq)]
+struct Positions(Vec<u64>);
+
+impl Positions {
+    fn none(len: usize) -> Self {
+        Positions(vec![0; len / 64 + 1])
+    }
+
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    fn extend(&mut self, other: &Positions) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &w)| (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| k * 64 + b))
+    }
 }
 
 /// Where a particle can end when it starts at each of `starts`.
-fn ends(p: &Particle, seq: &[Option<&str>], starts: &BTreeSet<usize>) -> BTreeSet<usize> {
-    let mut out = BTreeSet::new();
+fn ends(p: &Particle, seq: &[Option<&str>], starts: &Positions) -> Positions {
+    let mut out = Positions::none(seq.len());
     match p {
         Particle::Element(e) => {
             let matches = |k: &Option<&str>| *k == Some(e.name.as_str());
@@ -461,9 +518,13 @@ fn ends(p: &Particle, seq: &[Option<&str>], starts: &BTreeSet<usize>) -> BTreeSe
         Particle::Any { min, max } => run(*min, *max, seq, starts, |_| true, &mut out),
         Particle::Sequence { min, max, items } | Particle::Choice { min, max, items } => {
             let choice = matches!(p, Particle::Choice { .. });
-            let once = |from: &BTreeSet<usize>| -> BTreeSet<usize> {
+            let once = |from: &Positions| -> Positions {
                 if choice {
-                    items.iter().flat_map(|item| ends(item, seq, from)).collect()
+                    let mut all = Positions::none(seq.len());
+                    for item in items {
+                        all.extend(&ends(item, seq, from));
+                    }
+                    all
                 } else {
                     items
                         .iter()
@@ -471,7 +532,7 @@ fn ends(p: &Particle, seq: &[Option<&str>], starts: &BTreeSet<usize>) -> BTreeSe
                 }
             };
             if *min == 0 {
-                out.extend(starts.iter().copied());
+                out.extend(starts);
             }
             let bound = u64::from(*min) + seq.len() as u64 + 1;
             let mut current = starts.clone();
@@ -483,7 +544,7 @@ fn ends(p: &Particle, seq: &[Option<&str>], starts: &BTreeSet<usize>) -> BTreeSe
                     break;
                 }
                 if i >= *min {
-                    out.extend(next.iter().copied());
+                    out.extend(&next);
                     if next == current {
                         break;
                     }
@@ -499,11 +560,11 @@ fn run(
     min: u32,
     max: u32,
     seq: &[Option<&str>],
-    starts: &BTreeSet<usize>,
+    starts: &Positions,
     matches: impl Fn(&Option<&str>) -> bool,
-    out: &mut BTreeSet<usize>,
+    out: &mut Positions,
 ) {
-    for &s in starts {
+    for s in starts.iter() {
         if min == 0 {
             out.insert(s);
         }
@@ -576,25 +637,29 @@ struct Pattern {
 struct Gen<'s, 'r, R: Rng + ?Sized> {
     schema: &'s OfficialSchema,
     rng: &'r mut R,
-    costs: Vec<u64>,
+    costs: &'s [u64],
     patterns: HashMap<String, Pattern>,
     budget: u32,
+    /// Which optional items (by path) random content may add.
+    allow: &'s dyn Fn(&str) -> bool,
 }
 
 impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
     fn new(schema: &'s OfficialSchema, rng: &'r mut R) -> Self {
-        Gen { schema, rng, costs: minimal_costs(schema), patterns: HashMap::new(), budget: BUDGET }
+        let costs = schema.minimal_costs.get_or_init(|| minimal_costs(schema));
+        Gen { schema, rng, costs, patterns: HashMap::new(), budget: BUDGET, allow: &any_item }
     }
 
     /// A minimal valid element: required attributes, required content (the cheapest
     /// alternative of each choice).
     fn minimal(&mut self, name: &str, ty: TypeRef) -> Node {
-        self.instance(name, ty, None)
+        self.instance(name, ty, None, name)
     }
 
     /// An element with its required attributes and content; with `random` = Some(depth) choices
     /// are random among the cheap alternatives and optional content is added (depth-bounded).
-    fn instance(&mut self, name: &str, ty: TypeRef, random: Option<u32>) -> Node {
+    /// `path` is the element's (for what [`Gen::allow`]s).
+    fn instance(&mut self, name: &str, ty: TypeRef, random: Option<u32>, path: &str) -> Node {
         let mut node = Node::new(Some(OTA_NS), name);
         match ty {
             TypeRef::Simple(s) => {
@@ -615,34 +680,34 @@ impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
                     }
                     Content::Elements(p) => {
                         let mut children = Vec::new();
-                        self.required(p, random, &mut children);
+                        self.required(p, random, &mut children, path);
                         node.children.extend(children.into_iter().map(Child::Element));
                     }
                 }
                 if let Some(depth) = random {
-                    self.fill(&mut node, ty, depth, false);
+                    self.fill(&mut node, ty, depth, false, path);
                 }
             }
         }
         node
     }
 
-    fn required(&mut self, p: &Particle, random: Option<u32>, out: &mut Vec<Node>) {
+    fn required(&mut self, p: &Particle, random: Option<u32>, out: &mut Vec<Node>, path: &str) {
         let (min, _) = p.occurs();
         for _ in 0..min {
             match p {
                 Particle::Element(e) => {
-                    let child = self.instance(&e.name, e.ty, random.map(|d| d + 1));
+                    let child = self.instance(&e.name, e.ty, random.map(|d| d + 1), &format!("{path}/{}", e.name));
                     out.push(child);
                 }
                 Particle::Any { .. } => out.push(extension_element()),
                 Particle::Sequence { items, .. } => {
                     for item in items {
-                        self.required(item, random, out);
+                        self.required(item, random, out, path);
                     }
                 }
                 Particle::Choice { items, .. } => {
-                    let costs: Vec<u64> = items.iter().map(|i| particle_cost(i, &self.costs)).collect();
+                    let costs: Vec<u64> = items.iter().map(|i| particle_cost(i, self.costs)).collect();
                     let cheapest = costs.iter().copied().min().unwrap_or(0);
                     let pick = match random {
                         Some(depth) if depth < MAX_DEPTH => {
@@ -653,7 +718,7 @@ impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
                         _ => costs.iter().position(|&c| c == cheapest),
                     };
                     if let Some(item) = pick.and_then(|i| items.get(i)) {
-                        self.required(item, random, out);
+                        self.required(item, random, out, path);
                     }
                 }
             }
@@ -662,13 +727,17 @@ impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
 
     /// Adds random optional items to an element of type `ty` (`depth`: how deep inside what was
     /// added it is, 0 for the base's), and with `into_children` into its children too.
-    fn fill(&mut self, node: &mut Node, ty: TypeRef, depth: u32, into_children: bool) {
+    /// `path` is the element's.
+    fn fill(&mut self, node: &mut Node, ty: TypeRef, depth: u32, into_children: bool, path: &str) {
         let TypeRef::Complex(c) = ty else { return };
         let schema = self.schema;
         let complex = schema.complex(c);
         let p = 0.5 / f64::from(depth + 1);
         for a in &complex.attributes {
-            if node.attribute(&a.name).is_none() && self.rng.random_bool(p) {
+            if node.attribute(&a.name).is_none()
+                && self.rng.random_bool(p)
+                && (self.allow)(&format!("{path}/@{}", a.name))
+            {
                 let v = self.value(a.ty);
                 node.attributes.push((a.name.clone(), v));
             }
@@ -679,7 +748,8 @@ impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
             for child in node.children.iter_mut() {
                 let Child::Element(child) = child else { continue };
                 let Some(decl) = child.key().and_then(|k| schema.child(c, k)) else { continue };
-                self.fill(child, decl.ty, 0, true);
+                let child_path = format!("{path}/{}", child.name);
+                self.fill(child, decl.ty, 0, true, &child_path);
             }
         }
         if depth >= MAX_DEPTH {
@@ -695,13 +765,17 @@ impl<'s, 'r, R: Rng + ?Sized> Gen<'s, 'r, R> {
                 continue;
             }
             let key = candidate.map(|e| e.name.as_str());
+            let item = format!("{path}/{}", key.unwrap_or("*"));
+            if !(self.allow)(&item) {
+                continue;
+            }
             let names = node.child_keys();
             let positions: Vec<usize> =
                 (0..=names.len()).filter(|&i| accepts(particle, &inserted(&names, i, key))).collect();
             let Some(&position) = positions.choose(self.rng) else { continue };
             self.budget -= 1;
             let new = match candidate {
-                Some(e) => self.instance(&e.name, e.ty, Some(depth + 1)),
+                Some(e) => self.instance(&e.name, e.ty, Some(depth + 1), &item),
                 None => extension_element(),
             };
             node.insert_element(position, new);

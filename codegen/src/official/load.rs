@@ -192,6 +192,7 @@ pub(super) fn load(files: &[(String, String)]) -> R<OfficialSchema> {
         roots: loader.roots,
         complex_names: loader.complex_names.into_iter().collect(),
         simple_names: loader.simple_names.into_iter().collect(),
+        minimal_costs: std::sync::OnceLock::new(),
     })
 }
 

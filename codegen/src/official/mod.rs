@@ -53,6 +53,9 @@ pub struct OfficialSchema {
     pub(crate) roots: BTreeMap<String, Element>,
     pub(crate) complex_names: BTreeMap<String, ComplexId>,
     pub(crate) simple_names: BTreeMap<String, SimpleId>,
+    /// The fewest elements a minimal instance of each complex type holds, computed once on
+    /// first use by [`instances`].
+    pub(crate) minimal_costs: std::sync::OnceLock<Vec<u64>>,
 }
 
 /// The index of a complex type in an [`OfficialSchema`].

@@ -9,7 +9,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use ota_codegen::official::OfficialSchema;
-use ota_codegen::official::instances::{Variant, fill_dates, minimal_document, one_extra, random_fill, today_utc};
+use ota_codegen::official::instances::{
+    Variant, fill_dates, minimal_document, one_extra, random_fill, random_fill_where, today_utc,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -94,6 +96,10 @@ fn variants_of_the_base_requests_are_valid_under_2016b() {
         for seed in 0..RANDOM {
             let mut rng = StdRng::seed_from_u64(seed);
             variants.push(random_fill(schema(), &base, &mut rng).unwrap_or_else(|e| panic!("{root}: {e}")));
+            let pos_only = |path: &str| path.contains("/POS/");
+            variants.push(
+                random_fill_where(schema(), &base, &mut rng, &pos_only).unwrap_or_else(|e| panic!("{root}: {e}")),
+            );
         }
         let folder = dir.path().join(root);
         std::fs::create_dir_all(&folder).unwrap();
@@ -130,6 +136,30 @@ fn random_fill_is_deterministic_for_a_seed() {
     assert_eq!(one, again);
     assert_ne!(one, other);
     assert_eq!(one_extra(schema(), &base).unwrap(), one_extra(schema(), &base).unwrap());
+}
+
+#[test]
+fn random_fill_where_adds_only_what_it_allows() {
+    let (_, template) = bases().into_iter().find(|(r, _)| r == "OTA_HotelResRQ").unwrap();
+    let base = filled(&template);
+    let all = random_fill_where(schema(), &base, &mut StdRng::seed_from_u64(7), &|_| true).unwrap();
+    assert_eq!(all, random_fill(schema(), &base, &mut StdRng::seed_from_u64(7)).unwrap());
+    let unchanged = random_fill_where(schema(), &base, &mut StdRng::seed_from_u64(7), &|_| false).unwrap();
+    let asked = std::cell::RefCell::new(Vec::new());
+    let in_pos = |path: &str| {
+        asked.borrow_mut().push(path.to_string());
+        path.starts_with("/OTA_HotelResRQ/POS/")
+    };
+    let filled_pos = random_fill_where(schema(), &base, &mut StdRng::seed_from_u64(7), &in_pos).unwrap();
+    let outside_pos = |xml: &str| {
+        let (start, end) = (xml.find("<POS>").unwrap(), xml.find("</POS>").unwrap());
+        format!("{}{}", &xml[..start], &xml[end..])
+    };
+    assert_ne!(filled_pos.xml, unchanged.xml, "nothing was added to the POS");
+    assert_eq!(outside_pos(&filled_pos.xml), outside_pos(&unchanged.xml));
+    let asked = asked.into_inner();
+    assert!(asked.iter().any(|p| p.contains("/HotelReservations/")), "{asked:?}");
+    assert!(asked.iter().all(|p| p.starts_with("/OTA_HotelResRQ/") && !p.contains('[')), "{asked:?}");
 }
 
 #[test]
