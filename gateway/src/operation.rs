@@ -340,8 +340,8 @@ impl Unused {
 
     /// The POS sources authentication did not read ([`crate::auth::unused_sources`]), each
     /// named in a Warning of a success (a GDS-derived client adds sources of its own).
-    fn sources(root: &str, pos: &Pos) -> Vec<Problem> {
-        crate::auth::unused_sources(pos)
+    fn sources(root: &str, pos: &Pos, requestors: &crate::requestors::Directory) -> Vec<Problem> {
+        crate::auth::unused_sources(pos, requestors)
             .into_iter()
             .map(|n| {
                 let path = format!("/{root}/POS/Source[{n}]");
@@ -420,7 +420,7 @@ async fn run(state: &AppState, request: AnyRequest, unread: &[Unread], meta: &Re
                     let mut rs = answer(handled, &*$m, meta, now);
                     let mut ignored = unused.ignored.clone();
                     if requestor.is_some() {
-                        ignored.extend(Unused::sources(root, $m.pos()));
+                        ignored.extend(Unused::sources(root, $m.pos(), &content.requestors));
                     }
                     warn_unused(&mut rs, ignored);
                     let outcome = Outcome::of(&rs);

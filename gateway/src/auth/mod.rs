@@ -1,8 +1,10 @@
 //! Authentication from the POS: the credentials' `Source` (RequestorID Type 88 with `ID` and
 //! `MessagePassword`) and the requestor's `Source` of the same `ID` (Type 22 with `ID_Context`,
-//! optional `Instance`), the one such pair, in any order among up to ten sources — checked against the requestors
-//! of the content snapshot and the client's address. The other sources are not used (a success
-//! names them in Warnings, [`unused_sources`]).
+//! optional `Instance`), in any order among up to ten sources — checked against the requestors
+//! of the content snapshot and the client's address. Where the POS holds several such pairs (a
+//! GDS-derived client's own credentials beside the partner's), the one whose `ID` is a requestor
+//! here is used. The other sources are not used (a success names them in Warnings,
+//! [`unused_sources`]).
 //!
 //! - Passwords are stored as argon2id PHC strings ([`hash_password`](crate::requestors::password::hash_password)); verification runs on a
 //!   fixed pool of argon2 workers ([`pool`]), each reusing one memory area: at most one
@@ -61,20 +63,29 @@ struct Presented<'a> {
     id_context: &'a str,
     instance: Option<&'a str>,
     password: &'a str,
+    /// One of several complete pairs, none of them or more than one naming a requestor here:
+    /// no single requestor, it fails (with a password check's full cost, like an unknown one).
+    ambiguous: bool,
 }
 
 /// Reads the credentials' source (RequestorID Type 88 with an `ID` and a `MessagePassword`) and
-/// the requestor's source of the same `ID` (Type 22), or `None` when the POS does not have
-/// exactly one such pair. Other sources (OpenTravel allows ten: a GDS-derived client adds its
-/// own, of its own Types, another Type 22 or Type 88 of another ID) and a password on the
-/// requestor's source are not used ([`unused_sources`]).
-fn presented(pos: &Pos) -> Option<Presented<'_>> {
-    let (who, creds) = used_sources(pos)?;
-    let (who, creds) = (&pos.source[who].requestor_id, &pos.source[creds].requestor_id);
-    let id_context = who.id_context.as_deref().filter(|c| !c.is_empty())?;
-    // Not empty: the pair was chosen so.
+/// the requestor's source of the same `ID` (Type 22) that [`used_sources`] chooses, or `None`
+/// when the POS has no such pair. Other sources (OpenTravel allows ten: a GDS-derived client adds
+/// its own, of its own Types, another Type 22 or Type 88 of another ID, its own credentials) and
+/// a password on the requestor's source are not used ([`unused_sources`]).
+fn presented<'p>(pos: &'p Pos, requestors: &Directory) -> Option<Presented<'p>> {
+    let chosen = used_sources(pos, requestors)?;
+    let (who, creds) = (&pos.source[chosen.who].requestor_id, &pos.source[chosen.creds].requestor_id);
+    // Both present: the pair was chosen so.
+    let id_context = who.id_context.as_deref()?;
     let password = creds.message_password.as_deref()?;
-    Some(Presented { id: &who.id, id_context, instance: who.instance.as_ref().map(|i| i.as_str()), password })
+    Some(Presented {
+        id: &who.id,
+        id_context,
+        instance: who.instance.as_ref().map(|i| i.as_str()),
+        password,
+        ambiguous: chosen.ambiguous,
+    })
 }
 
 /// The only item of `items`, if there is exactly one.
@@ -85,11 +96,19 @@ fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
     }
 }
 
-/// The indices of the requestor's source and of the credentials' source, as [`presented`]
-/// reads them: the one pair of a Type 88 source with an `ID` and a password and a Type 22
-/// source of that `ID`, each the only one of its Type with that `ID` (two pairs, or two sources
-/// of one Type and `ID`, name no single requestor).
-fn used_sources(pos: &Pos) -> Option<(usize, usize)> {
+/// The sources [`presented`] reads: the indices of the requestor's and of the credentials'.
+struct Chosen {
+    who: usize,
+    creds: usize,
+    /// See [`Presented::ambiguous`].
+    ambiguous: bool,
+}
+
+/// The pair of a Type 88 source with an `ID` and a password and a Type 22 source of that `ID`
+/// with an `ID_Context`, each the only one of its Type with that `ID` (two sources of one Type
+/// and `ID` name no single requestor): the only such pair, or of several the only one whose
+/// `ID` is a requestor here (else the first, [`Chosen::ambiguous`]).
+fn used_sources(pos: &Pos, requestors: &Directory) -> Option<Chosen> {
     // The sources whose RequestorID is of Type `t` and `ID` `id` (a Source without a
     // RequestorID, optional in 2016B, is read with an empty one).
     fn of<'p>(pos: &'p Pos, t: RequestorIdCode, id: &'p str) -> impl Iterator<Item = usize> + 'p {
@@ -105,18 +124,29 @@ fn used_sources(pos: &Pos) -> Option<(usize, usize)> {
             return None;
         }
         only(of(pos, RequestorIdCode::MessageCredentials, &r.id))?;
-        Some((only(of(pos, RequestorIdCode::Requestor, &r.id))?, creds))
+        let who = only(of(pos, RequestorIdCode::Requestor, &r.id))?;
+        let context = pos.source[who].requestor_id.id_context.as_deref().is_some_and(|c| !c.is_empty());
+        context.then_some((who, creds))
     });
-    only(pairs)
+    let pairs: Vec<(usize, usize)> = pairs.collect();
+    let known = || pairs.iter().filter(|(who, _)| requestors.get(&pos.source[*who].requestor_id.id).is_some());
+    let (&(who, creds), ambiguous) = match pairs.as_slice() {
+        [] => return None,
+        [one] => (one, false),
+        [first, ..] => only(known()).map_or((first, true), |one| (one, false)),
+    };
+    Some(Chosen { who, creds, ambiguous })
 }
 
 /// The 1-based positions of the POS's sources that authentication does not read (all but the
 /// requestor's and the credentials'), for the Warnings of a success; none when the POS has no
 /// usable credentials (the request then fails authentication).
-pub fn unused_sources(pos: &Pos) -> Vec<usize> {
-    match used_sources(pos) {
-        Some((who, creds)) => (0..pos.source.len()).filter(|i| *i != who && *i != creds).map(|i| i + 1).collect(),
-        None => Vec::new(),
+pub fn unused_sources(pos: &Pos, requestors: &Directory) -> Vec<usize> {
+    match used_sources(pos, requestors) {
+        Some(Chosen { who, creds, ambiguous: false }) => {
+            (0..pos.source.len()).filter(|i| *i != who && *i != creds).map(|i| i + 1).collect()
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -216,12 +246,13 @@ impl Authenticator {
         client: Option<IpAddr>,
         deadline: Option<Instant>,
     ) -> Result<Requestor, Problem> {
-        let Some(p) = presented(pos) else {
+        let Some(p) = presented(pos, requestors) else {
             tracing::info!(reason = "pos", "authentication failed");
             metrics::auth_failure();
             return Err(Problem::authentication());
         };
-        let row = requestors.get(p.id);
+        // Several pairs that name no single requestor: checked as an unknown requestor.
+        let row = requestors.get(p.id).filter(|_| !p.ambiguous);
         // Everything but the password, checked first: the cache is only asked when all of it
         // is right, so that a right password in a failing request costs what a wrong one does.
         let rest_ok = row.is_some_and(|r| {
@@ -303,6 +334,7 @@ impl Authenticator {
                 // Which check failed is for the operator's log only, never the answer; it is
                 // told after the full cost was paid, so the timing says nothing either.
                 let reason = match row {
+                    None if p.ambiguous => "several credentials in the POS, no single requestor of this gateway",
                     None => "unknown requestor",
                     Some(r) if !r.active => "requestor disabled",
                     Some(r) if r.id_context != p.id_context => "wrong ID_Context",

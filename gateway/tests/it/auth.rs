@@ -48,9 +48,13 @@ fn ip(s: &str) -> IpAddr {
 
 /// Sends one NBC request from `from`; its time and answer.
 async fn login(url: &str, from: IpAddr, creds: (&str, &str, &str)) -> (Duration, String) {
+    send_timed(url, from, nbc(creds)).await
+}
+
+async fn send_timed(url: &str, from: IpAddr, request: String) -> (Duration, String) {
     let client = client_from(url, from);
     let started = Instant::now();
-    let (status, _, body) = client.send_raw("/hotelnbc", nbc(creds), XML).await.unwrap();
+    let (status, _, body) = client.send_raw("/hotelnbc", request, XML).await.unwrap();
     assert_eq!(status, 200, "{body}");
     (started.elapsed(), body)
 }
@@ -289,7 +293,8 @@ async fn no_verification_outlives_its_request(b: Backend) {
 // ---------------------------------------------------------------------------------------------
 // Defect 2: the timing oracle
 
-/// A right password in a request that fails anyway (wrong `ID_Context`, disabled requestor)
+/// A right password in a request that fails anyway (wrong `ID_Context`, disabled requestor, two
+/// requestors' complete credentials in one POS)
 /// costs what a wrong password costs; only a complete success is answered from the cache.
 async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Backend) {
     let server = TestServer::start_with(b, |c| {
@@ -304,7 +309,13 @@ async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Ba
     assert!(login(&url, from, PARTNER2).await.1.contains("<Success/>"));
     let wrong_text = auth_error(&login(&url, from, (DEMO.0, DEMO.1, "wrong")).await.1).unwrap();
 
-    let (mut wrong, mut context, mut cached) = (Vec::new(), Vec::new(), Vec::new());
+    // Two partners' complete credentials in one POS: no single requestor.
+    let both = {
+        let (demo, partner2) = (nbc(DEMO), nbc(PARTNER2));
+        let sources = &partner2[partner2.find("<POS>").unwrap() + 5..partner2.find("</POS>").unwrap()];
+        demo.replace("</POS>", &format!("{sources}</POS>"))
+    };
+    let (mut wrong, mut context, mut cached, mut two) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..8 {
         let (t, body) = login(&url, from, (DEMO.0, DEMO.1, &format!("wrong-{i}"))).await;
         assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()));
@@ -315,6 +326,9 @@ async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Ba
         let (t, body) = login(&url, from, DEMO).await;
         assert!(body.contains("<Success/>"));
         cached.push(t);
+        let (t, body) = send_timed(&url, from, both.clone()).await;
+        assert_eq!(auth_error(&body).as_deref(), Some(wrong_text.as_str()), "two requestors' right credentials");
+        two.push(t);
     }
     // A requestor disabled after it logged in.
     admin::set_active(server.store(), &ota_gateway::audit::Actor::cli(), PARTNER2.0, false).await.unwrap();
@@ -330,10 +344,12 @@ async fn a_right_password_in_a_failing_request_costs_what_a_wrong_one_does(b: Ba
         wrong_then.push(t);
     }
     let (w, c, i, w2, s) = (median(wrong), median(context), median(inactive), median(wrong_then), median(cached));
+    let both = median(two);
     println!(
-        "{b:?}: medians: wrong password {w:?}, right password + wrong context {c:?}, cached success {s:?}; then wrong password {w2:?}, right password + disabled {i:?}"
+        "{b:?}: medians: wrong password {w:?}, right password + wrong context {c:?}, two requestors' credentials {both:?}, cached success {s:?}; then wrong password {w2:?}, right password + disabled {i:?}"
     );
     assert!(c * 2 >= w, "a right password with a wrong context answers faster ({c:?}) than a wrong one ({w:?})");
+    assert!(both * 2 >= w, "two requestors' credentials answer faster ({both:?}) than a wrong password ({w:?})");
     assert!(i * 2 >= w2, "a right password of a disabled requestor answers faster ({i:?}) than a wrong one ({w2:?})");
     assert!(s * 2 <= w, "a complete success is answered from the cache ({s:?} vs {w:?} for argon2)");
 }
