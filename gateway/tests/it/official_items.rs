@@ -51,7 +51,9 @@ fn official_dir() -> PathBuf {
 /// modify quote built from that read, a cancel quote of it), an activity search, availability
 /// and booking, and for the supply side the first OpenTravel sample of each notification and an
 /// acknowledgement (`conformance/official-requests/OTA_NotifReportRQ.xml`).
-/// `{{REF}}` in a base is replaced by a fresh client reference in each variant.
+/// `{{REF}}` in a base is replaced by a fresh client reference in each variant, `{{DAY}}` by
+/// one of 700 days from day 20 in turn (the activity booked has 20 places a day: its variants
+/// are booked, and processed, until 14,000 are).
 async fn bases(server: &TestServer) -> Vec<(String, String)> {
     use crate::ota_partner::{as_modify, avail, book, cancel, descriptive_info, internal_ref, pos, read};
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/opentravel-samples");
@@ -117,9 +119,8 @@ async fn bases(server: &TestServer) -> Vec<(String, String)> {
     out.insert(
         "OTA_TourActivityBookRQ".into(),
         format!(
-            r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="25.00" CurrencyCode="EUR"/><Schedule Start="{}"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{{{{REF}}}}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
+            r#"<OTA_TourActivityBookRQ xmlns="{NS}" Version="2011.2">{}<BookingInfo><BasicInfo TourActivityID="LESPMIBKUI" SupplierProductCode="TE0CC00A"/><ParticipantInfo><Category Age="41"><QualifierInfo>Adult</QualifierInfo></Category><Individual ParticipantID="1"><GivenName>Ana</GivenName><Surname>Nowak</Surname></Individual></ParticipantInfo><PaymentInfo Amount="25.00" CurrencyCode="EUR"/><Schedule Start="{{{{DAY}}}}"/></BookingInfo><TPA_Extensions><UniqueID Type="36" ID="{{{{REF}}}}" ID_Context="Client"/></TPA_Extensions></OTA_TourActivityBookRQ>"#,
             pos(OTA_DEMO),
-            day(21)
         ),
     );
     out.into_iter().collect()
@@ -180,9 +181,15 @@ struct Checked {
     valid: Vec<bool>,
 }
 
+/// A base's (or variant's) `{{REF}}` and `{{DAY}}` filled for the `n`th variant.
+fn placeholders(xml: &str, reference: &str, n: usize) -> String {
+    xml.replace("{{REF}}", &reference.replace("OTA_", "")).replace("{{DAY}}", &day(20 + (n % 700) as i64).to_string())
+}
+
 fn check(root: &str, mut variants: Vec<Variant>, first_ref: usize, dir: &Path) -> Checked {
     for (i, v) in variants.iter_mut().enumerate() {
-        v.xml = v.xml.replace("{{REF}}", &format!("OFF-{root}-{}", first_ref + i).replace("OTA_", ""));
+        let n = first_ref + i;
+        v.xml = placeholders(&v.xml, &format!("OFF-{root}-{n}"), n);
     }
     let batch = dir.join(format!("{root}-{first_ref}"));
     std::fs::create_dir_all(&batch).unwrap();
@@ -378,7 +385,7 @@ async fn a_gds_pos_authenticates_by_its_credentials(b: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let (mut roots, mut succeeded) = (0, 0);
     for (root, base) in bases(&server).await {
-        let xml = gds_pos(&base.replace("{{REF}}", &format!("GDS-{}", root.replace("OTA_", ""))));
+        let xml = gds_pos(&placeholders(&base, &format!("GDS-{root}"), 0));
         let variant = Variant { item: "POS".into(), xml };
         assert_eq!(valid(&root, std::slice::from_ref(&variant), dir.path()), [true], "{root}: {}", variant.xml);
         let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
