@@ -7,8 +7,10 @@
 //! `ota_codegen::official::instances`, drawn from the official schemas: one extra optional item
 //! at a time (every absent attribute and every element that may occur once more, of every
 //! element of the base), then random fills. Each variant is kept if xmllint finds it valid
-//! under the official schema, sent as the demo partner (on the `ota2016b` dialect), its answer
-//! checked valid under the official schema of the response, and classified: a shape error
+//! under the official schema, sent by the demo partner (the demand roots) or the demo supplier
+//! (the supply roots), each on one dialect and then on the other, its answer checked valid
+//! under the schema of that dialect (2016B's of the response root, or the spec's file of the
+//! operation), and classified: a shape error
 //! (the request did not decode), an authentication failure (Type 4), or a business answer
 //! (processed, with Warnings naming what was not used, or refused Type 2 naming it, or any other
 //! business error).
@@ -32,8 +34,10 @@ use std::time::{Duration, Instant};
 
 use ota_codegen::official::OfficialSchema;
 use ota_codegen::official::instances::{Variant, one_extra, random_fill_where};
-use ota_messages::AnyRequest;
+use ota_gateway::requestors::admin;
 use ota_messages::runtime::Message;
+use ota_messages::runtime::{Operation, Side};
+use ota_messages::{AnyRequest, Dialect};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -126,13 +130,18 @@ async fn bases(server: &TestServer) -> Vec<(String, String)> {
     out.into_iter().collect()
 }
 
-/// Which variants xmllint finds valid under the official schema of `root`.
-fn valid(root: &str, variants: &[Variant], dir: &Path) -> Vec<bool> {
+/// The official schema of a root.
+fn official_xsd(root: &str) -> PathBuf {
+    official_dir().join(format!("{root}.xsd"))
+}
+
+/// Which variants xmllint finds valid under `xsd`.
+fn valid(xsd: &Path, variants: &[Variant], dir: &Path) -> Vec<bool> {
     let files: Vec<PathBuf> = variants
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let f = dir.join(format!("{root}-{i}.xml"));
+            let f = dir.join(format!("{i}.xml"));
             std::fs::write(&f, &v.xml).unwrap();
             f
         })
@@ -141,7 +150,7 @@ fn valid(root: &str, variants: &[Variant], dir: &Path) -> Vec<bool> {
     for (chunk_start, chunk) in files.chunks(200).enumerate().map(|(i, c)| (i * 200, c)) {
         let out = Command::new("xmllint")
             .args(["--noout", "--schema"])
-            .arg(official_dir().join(format!("{root}.xsd")))
+            .arg(xsd)
             .args(chunk)
             .output()
             .expect("xmllint (apt-get install libxml2-utils)");
@@ -159,14 +168,54 @@ fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().tempdir_in("/dev/shm").or_else(|_| tempfile::tempdir()).unwrap()
 }
 
+/// The dialects the demo senders' answers are written in: the partner's (`OTA-DEMO`, which
+/// sends the demand roots) and the supplier's (`SUP-DEMO`, the supply roots).
+#[derive(Debug, Clone, Copy)]
+struct Dialects {
+    partner: Dialect,
+    supplier: Dialect,
+}
+
+impl Dialects {
+    /// As the demo content has them.
+    const DEMO: Dialects = Dialects { partner: Dialect::Ota2016b, supplier: Dialect::Service };
+
+    fn flipped(self) -> Dialects {
+        Dialects { partner: self.supplier, supplier: self.partner }
+    }
+
+    /// Where the client references of this pass's variants start (each pass books anew).
+    fn first_ref(self) -> usize {
+        if self.partner == Dialect::Ota2016b { 0 } else { 50_000_000 }
+    }
+
+    async fn set(self, server: &TestServer) {
+        let actor = ota_gateway::audit::Actor::cli();
+        for (id, dialect) in [(OTA_DEMO.0, self.partner), (ota_gateway::import::DEMO_SUPPLIER.0, self.supplier)] {
+            admin::set_dialect(server.store(), &actor, id, dialect).await.unwrap();
+        }
+        server.state.content.refresh().await.unwrap();
+    }
+
+    /// The schema an answer to `operation` is valid under: the official one of its root when
+    /// its sender is on `ota2016b`, the spec's file of the operation on `service`.
+    fn answer_schema(self, operation: &Operation) -> Option<PathBuf> {
+        let dialect = if operation.side == Side::Demand { self.partner } else { self.supplier };
+        let response = operation.response_root?;
+        Some(match dialect {
+            Dialect::Ota2016b => official_xsd(response),
+            Dialect::Service => Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec").join(operation.schema),
+        })
+    }
+}
+
 /// What became of one variant.
 #[derive(Debug, Default)]
 struct Tally {
     sent: usize,
     invalid: usize,
     shape: Vec<String>,
-    /// Answers not valid under the official schema of the response root (the partner is on
-    /// the `ota2016b` dialect).
+    /// Answers not valid under the schema of the sender's dialect.
     invalid_answer: Vec<String>,
     auth: Vec<String>,
     server_error: Vec<String>,
@@ -193,14 +242,21 @@ fn check(root: &str, mut variants: Vec<Variant>, first_ref: usize, dir: &Path) -
     }
     let batch = dir.join(format!("{root}-{first_ref}"));
     std::fs::create_dir_all(&batch).unwrap();
-    let valid = valid(root, &variants, &batch);
+    let valid = valid(&official_xsd(root), &variants, &batch);
     std::fs::remove_dir_all(&batch).unwrap();
     Checked { variants, valid }
 }
 
 /// Sends the valid variants of a batch, four at a time (the gateway's two workers stay busy),
-/// and checks the answers with xmllint under the official schema of the response root.
-async fn send_checked(server: &TestServer, root: &str, checked: Checked, dir: &Path, t: &mut Tally) {
+/// and checks the answers with xmllint under the schema of the sender's dialect.
+async fn send_checked(
+    server: &TestServer,
+    root: &str,
+    checked: Checked,
+    dialects: Dialects,
+    dir: &Path,
+    t: &mut Tally,
+) {
     use futures_util::StreamExt;
     let operation = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap();
     let path = operation.path;
@@ -241,9 +297,9 @@ async fn send_checked(server: &TestServer, root: &str, checked: Checked, dir: &P
             answered.push(Variant { item: v.item, xml: body });
         }
     }
-    let Some(response_root) = operation.response_root.filter(|_| !answered.is_empty()) else { return };
+    let Some(xsd) = dialects.answer_schema(operation).filter(|_| !answered.is_empty()) else { return };
     let folder = tempfile::tempdir_in(dir).unwrap();
-    let verdicts = valid(response_root, &answered, folder.path());
+    let verdicts = valid(&xsd, &answered, folder.path());
     for ((request, answer), ok) in requests.iter().zip(&answered).zip(verdicts) {
         if !ok {
             dump(root, t, request, &answer.xml);
@@ -286,8 +342,8 @@ fn ignored(root: &str, path: &str) -> bool {
 async fn run_random(
     server: &TestServer,
     schema: &Arc<OfficialSchema>,
-    root: &str,
-    base: &str,
+    (root, base): (&str, &str),
+    dialects: Dialects,
     dir: &Path,
     t: &mut Tally,
 ) {
@@ -303,7 +359,7 @@ async fn run_random(
             let batch = (0..size)
                 .map(|_| random_fill_where(&schema, &base, &mut rng, &allow).unwrap_or_else(|e| panic!("{root}: {e}")))
                 .collect();
-            (check(&root, batch, 1_000_000 + drawn, &dir), rng)
+            (check(&root, batch, dialects.first_ref() + 1_000_000 + drawn, &dir), rng)
         })
     };
     let mut drawn = 0;
@@ -314,7 +370,7 @@ async fn run_random(
         if drawn < randoms || Instant::now() < until {
             next = Some(draw(rng, drawn));
         }
-        send_checked(server, root, checked, dir, t).await;
+        send_checked(server, root, checked, dialects, dir, t).await;
     }
 }
 
@@ -324,41 +380,47 @@ async fn official_requests_are_never_malformed(b: Backend) {
     let dir = scratch();
     // `OFFICIAL_ROOTS=OTA_CancelRQ,OTA_ReadRQ` runs those roots only.
     let only = std::env::var("OFFICIAL_ROOTS").ok();
+    let bases = bases(&server).await;
     let (mut shape, mut failures) = (0, Vec::new());
-    for (root, base) in bases(&server).await {
-        if only.as_ref().is_some_and(|only| !only.split(',').any(|r| r == root)) {
-            continue;
-        }
-        let started = Instant::now();
-        let mut t = Tally::default();
-        let variants = one_extra(&schema, &base).unwrap_or_else(|e| panic!("{root}: {e}"));
-        send_checked(&server, &root, check(&root, variants, 1, dir.path()), dir.path(), &mut t).await;
-        run_random(&server, &schema, &root, &base, dir.path(), &mut t).await;
-        println!(
-            "{root}: {} official-valid requests sent ({} drawn invalid and not sent) in {:.0} s: {} answered with a shape error, {} with an authentication failure, {} 5xx, {} answers not valid in 2016B; {} processed with a Warning naming what was not used, {} refused Type 2",
-            t.sent,
-            t.invalid,
-            started.elapsed().as_secs_f64(),
-            t.shape.len(),
-            t.auth.len(),
-            t.server_error.len(),
-            t.invalid_answer.len(),
-            t.warned,
-            t.refused
-        );
-        shape += t.shape.len();
-        for (kind, list) in [
-            ("shape error", &t.shape),
-            ("authentication failure", &t.auth),
-            ("5xx", &t.server_error),
-            ("answer not valid in 2016B", &t.invalid_answer),
-        ] {
-            failures.extend(list.iter().take(5).map(|w| format!("{root}: {kind}: {w}")));
+    // Every root with its sender on each dialect in turn.
+    for dialects in [Dialects::DEMO, Dialects::DEMO.flipped()] {
+        dialects.set(&server).await;
+        for (root, base) in &bases {
+            if only.as_ref().is_some_and(|only| !only.split(',').any(|r| r == root)) {
+                continue;
+            }
+            let started = Instant::now();
+            let mut t = Tally::default();
+            let variants = one_extra(&schema, base).unwrap_or_else(|e| panic!("{root}: {e}"));
+            let checked = check(root, variants, dialects.first_ref() + 1, dir.path());
+            send_checked(&server, root, checked, dialects, dir.path(), &mut t).await;
+            run_random(&server, &schema, (root, base), dialects, dir.path(), &mut t).await;
+            println!(
+                "{root} ({dialects:?}): {} official-valid requests sent ({} drawn invalid and not sent) in {:.0} s: {} answered with a shape error, {} with an authentication failure, {} 5xx, {} answers not valid in the sender's dialect; {} processed with a Warning naming what was not used, {} refused Type 2",
+                t.sent,
+                t.invalid,
+                started.elapsed().as_secs_f64(),
+                t.shape.len(),
+                t.auth.len(),
+                t.server_error.len(),
+                t.invalid_answer.len(),
+                t.warned,
+                t.refused
+            );
+            shape += t.shape.len();
+            for (kind, list) in [
+                ("shape error", &t.shape),
+                ("authentication failure", &t.auth),
+                ("5xx", &t.server_error),
+                ("answer not valid in the sender's dialect", &t.invalid_answer),
+            ] {
+                failures.extend(list.iter().take(5).map(|w| format!("{root} ({dialects:?}): {kind}: {w}")));
+            }
         }
     }
     assert!(
         failures.is_empty(),
-        "official-valid requests answered as malformed ({shape} in all), unauthenticated, 5xx or with an answer not valid in 2016B:\n{}",
+        "official-valid requests answered as malformed ({shape} in all), unauthenticated, 5xx or with an answer not valid in the sender's dialect:\n{}",
         failures.join("\n")
     );
 }
@@ -387,7 +449,12 @@ async fn a_gds_pos_authenticates_by_its_credentials(b: Backend) {
     for (root, base) in bases(&server).await {
         let xml = gds_pos(&placeholders(&base, &format!("GDS-{root}"), 0));
         let variant = Variant { item: "POS".into(), xml };
-        assert_eq!(valid(&root, std::slice::from_ref(&variant), dir.path()), [true], "{root}: {}", variant.xml);
+        assert_eq!(
+            valid(&official_xsd(&root), std::slice::from_ref(&variant), dir.path()),
+            [true],
+            "{root}: {}",
+            variant.xml
+        );
         let path = ota_messages::OPERATIONS.iter().find(|o| o.request_root == root).unwrap().path;
         let (status, _, body) = server.client().send_raw(path, variant.xml.clone(), XML).await.unwrap();
         assert_eq!(status, 200, "{root}: {body}");
