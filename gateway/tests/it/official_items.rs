@@ -20,7 +20,8 @@
 //! `OFFICIAL_SECONDS=S` keeps drawing random fills for S seconds per base (the long run of the
 //! issue's note; the next batch is drawn and checked while one is sent), `OFFICIAL_ROOTS=A,B`
 //! runs those roots only, `OFFICIAL_DUMP=DIR` writes each request answered with an
-//! authentication failure, a 5xx or an answer not valid under 2016B there, with its answer:
+//! authentication failure, a 5xx or an answer not valid in its sender's dialect there, with its
+//! answer:
 //!
 //! ```text
 //! OFFICIAL_SECONDS=3600 cargo test --release -p ota-gateway --test it official_items -- --nocapture
@@ -281,7 +282,7 @@ async fn send_checked(
     .buffer_unordered(4);
     while let Some((v, status, body)) = answers.next().await {
         if status.is_server_error() || body.contains(r#"<Error Type="4""#) {
-            dump(root, t, &v.xml, &body);
+            dump(root, &v.xml, &body);
         }
         if status.is_server_error() {
             t.server_error.push(format!("{}: {status}", v.item));
@@ -302,16 +303,18 @@ async fn send_checked(
     let verdicts = valid(&xsd, &answered, folder.path());
     for ((request, answer), ok) in requests.iter().zip(&answered).zip(verdicts) {
         if !ok {
-            dump(root, t, request, &answer.xml);
+            dump(root, request, &answer.xml);
             t.invalid_answer.push(format!("{}: {}", answer.item, answer.xml));
         }
     }
 }
 
-/// Keeps a failed request with its answer in `OFFICIAL_DUMP`, when set.
-fn dump(root: &str, t: &Tally, request: &str, answer: &str) {
+/// Keeps a failed request with its answer in `OFFICIAL_DUMP`, when set (numbered across roots
+/// and passes).
+fn dump(root: &str, request: &str, answer: &str) {
+    static DUMPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     if let Some(dump) = std::env::var_os("OFFICIAL_DUMP") {
-        let n = t.server_error.len() + t.auth.len() + t.invalid_answer.len();
+        let n = DUMPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let file = Path::new(&dump).join(format!("{root}-{n}.xml"));
         std::fs::write(&file, format!("{request}\n<!-- answer:\n{} -->\n", answer.replace("--", "- -"))).unwrap();
     }
